@@ -1,0 +1,52 @@
+# The lab's commands. Only Python 3.11+ and make are needed: the first target you run creates
+# .venv from requirements.txt, and it is installed again whenever requirements.txt changes.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed-requirements
+NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
+
+.PHONY: help demo lab check notebooks exercises exercise clean
+
+help:
+	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
+	@echo "make lab         open the notebooks in JupyterLab"
+	@echo "make check       ruff, every step's tests, course-wide tests, notebooks, exercises"
+	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
+	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
+
+$(INSTALLED): requirements.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "error: the lab needs Python 3.11+, $(PYTHON) is " + sys.version.split()[0])'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing requirements.txt into $(VENV) (once; a minute or two)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+demo: $(INSTALLED)
+	@$(PY) $(NEWEST_STEP)demo.py
+
+lab: $(INSTALLED)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+check: $(INSTALLED)
+	@$(PY) tools/run_checks.py
+
+exercises: $(INSTALLED)
+	@$(PY) -m exercises list
+
+exercise: $(INSTALLED)
+	@$(PY) -m exercises check $(ID)
+
+# One fresh in-order run per notebook, in the same environment `make check` uses; the
+# outputs (and execution counts 1..N) are what nbval later compares against.
+notebooks: $(INSTALLED)
+	@for nb in $(NOTEBOOKS); do \
+	  echo "executing $$nb"; \
+	  (cd notebooks && ../$(VENV)/bin/jupyter nbconvert --to notebook --execute \
+	    --inplace --ExecutePreprocessor.kernel_name=python3 $$(basename $$nb)) || exit 1; \
+	done
+
+clean:
+	rm -rf notebooks/.scratch .pytest_cache .ruff_cache

@@ -1,0 +1,46 @@
+"""The notebooks are committed as one fresh in-order run (`make notebooks`): execution counts
+1..N with no gaps, every code cell run, no error output. A notebook edited by hand, or run out
+of order, shows outputs no student could reproduce, and nbval would compare against them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import NOTEBOOKS, STEPS
+
+
+def code_cells(notebook: Path) -> list[dict]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return [cell for cell in cells if cell["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
+def test_execution_counts_run_one_to_n(notebook: Path) -> None:
+    counts = [cell["execution_count"] for cell in code_cells(notebook)]
+    assert counts == list(range(1, len(counts) + 1)), counts
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
+def test_no_cell_stored_an_error(notebook: Path) -> None:
+    errors = [
+        "".join(cell["source"])[:60]
+        for cell in code_cells(notebook)
+        for output in cell.get("outputs", [])
+        if output["output_type"] == "error"
+    ]
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
+def test_ends_with_exercises_a_student_can_check(notebook: Path) -> None:
+    sources = ["".join(cell["source"]) for cell in code_cells(notebook)]
+    step_number = notebook.name[:2]
+    assert any(f'check_exercise("{step_number}.' in source for source in sources)
+
+
+def test_every_step_has_its_notebook() -> None:
+    notebook_numbers = {n.name[:2] for n in NOTEBOOKS}
+    missing = [s.name for s in STEPS if s.name[4:6] not in notebook_numbers]
+    assert not missing, f"steps without a notebook: {missing}"
