@@ -1,0 +1,31 @@
+"""Exercise 02.1: save each message the moment it is finished, not at the end of the turn.
+
+main.py persists once a turn is over, so a crash in the middle of a turn loses all of it,
+even the user's line. Write `persist_as_finished(events, session)`: it consumes the events of
+one `run_turn` and appends each message to `session` as soon as its `MessageEnd` event
+arrives. It returns how many messages it appended.
+
+The loop must stay ignorant of disk: you only read its events, you do not change loop.py.
+(This is how a real harness does it: the session subscribes to "message finished" events.)
+
+When it works, a turn that dies halfway (the check makes the model fail on its second call)
+leaves the messages finished before the failure in the file: the user's line, the tool call
+and the tool result. Check it with `python -m exercises check 02.1` or the notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from loop import LoopEvent, MessageEnd  # noqa: F401  (you will need MessageEnd)
+from session import Session
+
+
+def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:
+    """Run a turn by consuming its events; append every finished message to `session`."""
+    written = 0
+    for _event in events:
+        # TODO: when the event is a MessageEnd, append its message to the session
+        # (Session.append) and count it.
+        pass
+    return written

@@ -1,0 +1,66 @@
+"""A scripted run of this step: two user turns, persisted by cursor, then the file as a table.
+
+Deterministic (fixed session id and clock, a temporary directory, relative paths), so its output
+is compared byte for byte with expected-output.txt.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
+
+from loop import run_turn  # noqa: E402
+from messages import Message, preview, user_text  # noqa: E402
+from model import ScriptedModel  # noqa: E402
+from render import render  # noqa: E402
+from session import Session, persist_new_messages, read_session  # noqa: E402
+from tools import default_tools  # noqa: E402
+
+INPUTS = ["hello", "what is 12*8"]
+
+
+def print_session_table(path: Path, shown_as: str) -> None:
+    header, entries = read_session(path)
+    print(f"session file {shown_as}: {1 + len(entries)} lines")
+    version, session_id, created = header["version"], header["id"], header["createdAt"]
+    print(f"  header  version={version} id={session_id} createdAt={created}")
+    print(f"  {'id':<4}{'parent':<8}{'role':<12}text")
+    for entry in entries:
+        parent = entry["parentId"] or "-"
+        role = entry["message"]["role"]
+        print(f"  {entry['id']:<4}{parent:<8}{role:<12}{preview(entry['message'])}")
+
+
+def main() -> None:
+    print("Step 02 demo: the loop fills a list in memory; a cursor copies what is new to disk.")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        session = Session.create(
+            root / ".sessions", session_id="demo", created_at="2026-01-01T00:00:00Z", cwd=tmp
+        )
+        shown_as = session.path.relative_to(root).as_posix()
+        print(f"session file: {shown_as}")
+
+        model, tools = ScriptedModel(), default_tools()
+        messages: list[Message] = []
+        persisted = 0
+        for text in INPUTS:
+            print(f"\nyou> {text}")
+            render(run_turn(model, tools, messages, user_text(text)), sys.stdout)
+            before = persisted
+            persisted = persist_new_messages(session, messages, persisted)
+            print(f"persisted {persisted - before} messages: cursor {before} -> {persisted}")
+
+        lines_before = session.count
+        persisted = persist_new_messages(session, messages, persisted)
+        print(f"\npersisting again wrote {session.count - lines_before} messages: nothing twice")
+
+        print()
+        print_session_table(session.path, shown_as)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The entry graph mirrors the file: one node per entry, one edge per parentId."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entry_graph import entry_graph, network_text
+from loop import run_turn
+from messages import Message, user_text
+from model import ScriptedModel
+from session import Session, persist_new_messages
+from tools import default_tools
+
+
+def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    messages: list[Message] = []
+    persisted = 0
+    for text in ["hello", "what is 12*8"]:
+        for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text(text)):
+            pass
+        persisted = persist_new_messages(session, messages, persisted)
+    graph = entry_graph(session.path)
+    assert list(graph.edges) == [(f"e{n}", f"e{n + 1}") for n in range(1, 6)]
+    assert graph.nodes["e5"]["role"] == "toolResult"
+    text = network_text(graph)
+    assert text.splitlines()[0] == "╙── e1 user: hello"
+    assert "e5 toolResult: 96" in text
+    assert len(text.splitlines()) == 6

@@ -1,0 +1,33 @@
+"""Exercise 02.2: the cursor that never moves.
+
+`chat(session, inputs)` is main.py's loop without the terminal: one `run_turn` per input,
+then `persist_new_messages` to write what is new. It runs without an error, and the file even
+looks plausible at a glance. But three turns (`hello`, `what is 12*8`, `what was the result`)
+make 8 messages, and the file gets far more entries than that.
+
+1. Run the check first and read how many entries the file got, and why.
+2. Fix `chat` so that every message is written once and only once, whatever the number of
+   turns. Do not change session.py: the fix belongs to the caller, who owns the cursor.
+3. Return the cursor: after the last turn it must equal the number of messages in the file.
+"""
+
+from __future__ import annotations
+
+from loop import run_turn
+from messages import Message, user_text
+from model import ScriptedModel
+from session import Session, persist_new_messages
+from tools import default_tools
+
+
+def chat(session: Session, inputs: list[str]) -> tuple[list[Message], int]:
+    """Run one turn per input, persisting after each; return the messages and the cursor."""
+    model, tools = ScriptedModel(), default_tools()
+    messages: list[Message] = []
+    persisted = 0  # how many of `messages` are already in the file
+    for text in inputs:
+        for _event in run_turn(model, tools, messages, user_text(text)):
+            pass
+        # The returned cursor is the whole point: without it, every turn rewrites history.
+        persisted = persist_new_messages(session, messages, persisted)
+    return messages, persisted
