@@ -1,0 +1,35 @@
+"""Exercise 01.3: correct a message the ledger's way: append, never rewrite.
+
+The assistant said something wrong in entry e2. A snapshot would overwrite it; a ledger
+cannot (its old bytes are never rewritten), and that is the point: the record says what was
+said AND that it was corrected later. You add a new entry kind for it.
+
+1. `append_correction(store, target_id, text)` appends one entry
+       {"type": "correction", "id": <next id>, "parentId": <last id>,
+        "corrects": target_id, "text": text}
+   through `store.write_entry` (ids come from `store.next_entry_id()`, the parent is
+   `store.last_id`) and returns the new entry's id. A target that is not a message entry
+   already in the file is a mistake: raise ValueError.
+2. `current_view(path)` returns the messages as they read now: each corrected message's text
+   replaced by its LATEST correction (corrections are in `read_ledger(path).other_entries`,
+   because this step's reader skips entry kinds it does not know).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_store import LedgerStore, read_ledger  # noqa: F401  (you will need read_ledger)
+from messages import Message, text_message  # noqa: F401  (handy for current_view)
+
+
+def append_correction(store: LedgerStore, target_id: str, text: str) -> str:
+    """Append a correction of entry `target_id`; return the correction's own id."""
+    # TODO: check target_id is a message entry in store.path, then store.write_entry({...})
+    raise NotImplementedError("append_correction is not written yet")
+
+
+def current_view(path: Path) -> list[Message]:
+    """The history with every correction applied (the latest correction wins)."""
+    # TODO: read the ledger, map corrected ids to their latest text, rebuild the messages
+    raise NotImplementedError("current_view is not written yet")

@@ -1,0 +1,41 @@
+"""A tiny, deterministic message history to store.
+
+Both stores in this step save the same history, so the only difference you measure is *how*
+they write it. The messages have the contract's shape: a `role` and a list of content blocks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Message = dict[str, Any]
+
+
+def text_message(role: str, text: str) -> Message:
+    """One `user` or `assistant` message holding a single text block."""
+    return {"role": role, "content": [{"type": "text", "text": text}]}
+
+
+def make_message(index: int) -> Message:
+    """The message at position `index` (0-based): questions and answers take turns.
+
+    Each message is a pure function of its index, so a history of any length can be
+    rebuilt exactly, and two stores fed the same indices hold the same data.
+    """
+    n = index // 2 + 1
+    if index % 2 == 0:
+        return text_message("user", f"question {n}: what is {n} * 7?")
+    return text_message("assistant", f"{n} * 7 = {n * 7}.")
+
+
+def make_history(length: int, start: int = 0) -> list[Message]:
+    """Messages `start`, `start + 1`, ... `start + length - 1`."""
+    return [make_message(i) for i in range(start, start + length)]
+
+
+def message_text(message: Message) -> str:
+    """The text of a message's first text block ('' when it has none)."""
+    for block in message.get("content", []):
+        if block.get("type") == "text":
+            return str(block.get("text", ""))
+    return ""
