@@ -1,0 +1,70 @@
+"""Exercise 03.2: --resume, a list of sessions to choose from.
+
+`--continue` always takes the latest session. `--resume` lists them and lets you pick one:
+
+     1  what was the result        8 messages   .sessions/20260102T0900Z-bb.jsonl
+     2  hello                      2 messages   .sessions/20260101T1200Z-aa.jsonl
+    which session? 2
+
+Write two functions; `resume` below already uses them.
+
+1. `list_sessions(directory)`: one `SessionRow` per usable session, newest first. The title is
+   `preview(...)` of the session's first user message, or "(no messages)" when it has none;
+   `messages` is how many messages it restores. A file that cannot be a session (read_session
+   raises UnusableSessionFile) is left out; a damaged but usable one is listed.
+2. `choose(rows, answer)`: the path of row number `answer` (what the user typed, counting from
+   1, surrounding spaces allowed). Anything else raises ValueError with a short reason.
+
+Check it with `python -m exercises check 03.2` or the notebook.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from messages import Message, preview  # noqa: F401  (you will need preview)
+from session import (  # noqa: F401  (you will need these)
+    Session,
+    UnusableSessionFile,
+    list_session_files,
+    read_session,
+)
+
+
+class SessionRow(NamedTuple):
+    path: Path
+    title: str  # preview of the first user message
+    messages: int  # how many messages resuming it restores
+    modified: float  # st_mtime, seconds
+
+
+def list_sessions(directory: Path | str) -> list[SessionRow]:
+    """Every usable session in `directory`, newest first."""
+    rows: list[SessionRow] = []
+    for _path in list_session_files(directory):  # already newest first
+        # TODO: read the file with read_session (skip it on UnusableSessionFile) and append a
+        # SessionRow: the preview of its first user message, its message count, its st_mtime.
+        pass
+    return rows
+
+
+def choose(rows: list[SessionRow], answer: str) -> Path:
+    """The path of the row the user picked by number; ValueError for anything else."""
+    # TODO: "2" picks rows[1]. Refuse what is not a number, 0, and numbers past the end.
+    raise NotImplementedError("TODO: turn the answer into one of the rows' paths")
+
+
+def format_rows(rows: list[SessionRow]) -> str:
+    """The table `--resume` prints (given)."""
+    return "\n".join(
+        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {row.path.name}"
+        for number, row in enumerate(rows, start=1)
+    )
+
+
+def resume(directory: Path | str, answer: str) -> tuple[Session, list[Message]]:
+    """What `main.py --resume` would do once the user has answered (given)."""
+    path = choose(list_sessions(directory), answer)
+    session, messages, _ = Session.open(path)
+    return session, messages

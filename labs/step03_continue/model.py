@@ -1,0 +1,146 @@
+"""The model interface, and the scripted model the lab runs on (no network, no key).
+
+A real model receives the whole message list on every call and streams its answer back in
+pieces. The scripted model does the same, so the loop cannot tell the difference, and a reader
+can later put a real model behind `Model.stream` without touching anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from messages import (
+    AssistantMessage,
+    Message,
+    ToolCallBlock,
+    assistant_message,
+    text_of,
+    tool_calls,
+)
+from tools import Tool
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the assistant's text, as soon as the model has it."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """The model has finished writing one tool call."""
+
+    call: ToolCallBlock
+
+
+@dataclass(frozen=True)
+class Done:
+    """The last event of a stream: the finished assistant message."""
+
+    message: AssistantMessage
+
+
+ModelEvent = TextDelta | ToolCallEvent | Done
+
+
+class Model(Protocol):
+    name: str
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
+        """Answer the conversation so far; the last event is always `Done`."""
+        ...
+
+
+# An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
+_EXPRESSION = re.compile(r"[-+(]*\d[\d\s.+\-*/%()]*")
+_OPERATOR = re.compile(r"\d\s*[-+*/%]")
+_GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
+_ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
+
+HELP = "I can do arithmetic with the calc tool (try: what is 12*8) and recall the last result."
+
+
+class ScriptedModel:
+    """A deterministic stand-in for a model: the same history always gets the same answer.
+
+    - arithmetic in the user's message: a `calc` tool call (stopReason "toolUse");
+    - right after a tool result: an answer built from it (stopReason "stop");
+    - "what was the result": an answer from the newest calc result *in the history it is
+      given*, so a conversation that has none cannot answer;
+    - anything else: a plain reply.
+    """
+
+    name = "scripted-v1"
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
+        reply = self.reply(messages, [tool.name for tool in tools])
+        yield from _chunks(text_of(reply))
+        for call in tool_calls(reply):
+            yield ToolCallEvent(call)
+        yield Done(reply)
+
+    def reply(self, messages: Sequence[Message], tool_names: Sequence[str]) -> AssistantMessage:
+        """The whole answer at once; `stream` cuts it into events."""
+        last = messages[-1]
+        if last["role"] == "toolResult":
+            expression = _expression_of_call(messages, last["toolCallId"])
+            if last["isError"]:
+                return assistant_message(f"I could not calculate {expression}: {text_of(last)}.")
+            return assistant_message(f"{expression} = {text_of(last)}.")
+
+        text = text_of(last)
+        expression = _find_expression(text)
+        if expression is not None and "calc" in tool_names:
+            call: ToolCallBlock = {
+                "type": "toolCall",
+                "id": f"call_{_count_tool_calls(messages) + 1}",
+                "name": "calc",
+                "arguments": {"expression": expression},
+            }
+            return assistant_message("Let me calculate that.", [call])
+        if _ASKS_FOR_RESULT.search(text):
+            return assistant_message(_recall(messages))
+        if _GREETING.match(text):
+            return assistant_message(f"Hello! {HELP}")
+        return assistant_message(f"I have no answer to that. {HELP}")
+
+
+def _find_expression(text: str) -> str | None:
+    for match in _EXPRESSION.finditer(text):
+        candidate = match.group().strip()
+        if _OPERATOR.search(candidate):
+            return candidate
+    return None
+
+
+def _count_tool_calls(messages: Sequence[Message]) -> int:
+    return sum(len(tool_calls(message)) for message in messages)
+
+
+def _expression_of_call(messages: Sequence[Message], call_id: str) -> str:
+    for message in reversed(messages):
+        for call in tool_calls(message):
+            if call["id"] == call_id:
+                return str(call["arguments"].get("expression", "?"))
+    return "?"
+
+
+def _recall(messages: Sequence[Message]) -> str:
+    # Stop here: the model remembers nothing between calls. All it knows is the list it was
+    # handed, which is why a session that is not restored cannot answer this.
+    for message in reversed(messages):
+        if message["role"] == "toolResult" and not message["isError"]:
+            expression = _expression_of_call(messages, message["toolCallId"])
+            return f"The last result was {text_of(message)} ({expression})."
+    return "I have no earlier result in this conversation."
+
+
+def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
+    """Stream text a few words at a time, as a real model would."""
+    words = re.findall(r"\S+\s*", text)
+    for start in range(0, len(words), words_per_chunk):
+        yield TextDelta("".join(words[start : start + words_per_chunk]))

@@ -1,0 +1,62 @@
+"""The entry graph mirrors the file: one node per entry, one edge per parentId."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entry_graph import entry_graph, network_text
+from loop import run_turn
+from messages import Message, user_text
+from model import ScriptedModel
+from session import Session, persist_new_messages, read_session
+from tools import default_tools
+
+
+def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    messages: list[Message] = []
+    persisted = 0
+    for text in ["hello", "what is 12*8"]:
+        for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text(text)):
+            pass
+        persisted = persist_new_messages(session, messages, persisted)
+    graph = entry_graph(session.path)
+    assert list(graph.edges) == [(f"e{n}", f"e{n + 1}") for n in range(1, 6)]
+    assert graph.nodes["e5"]["role"] == "toolResult"
+    text = network_text(graph)
+    assert text.splitlines()[0] == "╙── e1 user: hello"
+    assert "e5 toolResult: 96" in text
+    assert len(text.splitlines()) == 6
+
+
+def test_restored_entries_are_marked(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    messages: list[Message] = []
+    for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hello")):
+        pass
+    persist_new_messages(session, messages, 0)
+    restored = {entry["id"] for entry in read_session(session.path).entries}
+    resumed, messages, _ = Session.open(session.path)
+    for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hi")):
+        pass
+    persist_new_messages(resumed, messages, 2)
+    graph = entry_graph(session.path, restored)
+    assert [n for n, was in graph.nodes(data="restored") if was] == ["e1", "e2"]
+    assert network_text(graph).splitlines() == [
+        "╙── e1 user: hello (restored)",
+        "    └─╼ e2 assistant: Hello! I can do arithmetic with t… (restored)",
+        "        └─╼ e3 user: hi",
+        "            └─╼ e4 assistant: Hello! I can do arithmetic with t…",
+    ]
+
+
+def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append(user_text("hello"))
+    with session.path.open("ab") as file:
+        file.write(b'{"type":"modelChange","id":"e2","parentId":"e1","model":"x"}\n')
+    resumed, _, _ = Session.open(session.path)
+    resumed.append(user_text("again"))
+    graph = entry_graph(session.path)
+    assert list(graph.edges) == [("e1", "e2"), ("e2", "e3")]
+    assert graph.nodes["e2"]["label"] == "e2 modelChange"
