@@ -27,8 +27,11 @@ $(INSTALLED): requirements.txt
 demo: $(INSTALLED)
 	@$(PY) $(NEWEST_STEP)demo.py
 
+# Rooted at the lab's folder, so the file browser reaches exercises/ (where you edit) as well
+# as notebooks/; each notebook's kernel still starts in notebooks/, next to labtools.py.
 lab: $(INSTALLED)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. \
+	  --LabApp.default_url=/lab/tree/$(firstword $(NOTEBOOKS))
 
 check: $(INSTALLED)
 	@$(PY) tools/run_checks.py
