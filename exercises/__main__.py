@@ -64,7 +64,8 @@ def verify_one(exercise: Exercise) -> tuple[bool, str]:
     if starter_code == 0:
         return (
             False,
-            f"FAIL {exercise.id}: the unsolved starter passes its check: {starter_verdict}",
+            f"FAIL {exercise.id}: the unsolved starter passes its check, so the check cannot "
+            f"fail (solved it yourself? `git checkout exercises/` restores the starters)",
         )
     if solution_code != 0:
         return False, f"FAIL {exercise.id}: the solution fails: {solution_verdict}"

@@ -30,7 +30,10 @@ def check(module: ModuleType) -> str:
         assert reading.messages == history, "the step's reader must still see the original"
         [correction] = reading.other_entries
         assert correction == {
-            "type": "correction", "id": "e5", "parentId": "e4", "corrects": "e2",
+            "type": "correction",
+            "id": "e5",
+            "parentId": "e4",
+            "corrects": "e2",
             "text": "1 * 7 = 7 (checked twice)",
         }, f"the correction entry is not in the described shape: {correction}"
 
