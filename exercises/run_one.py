@@ -1,8 +1,25 @@
 """Run one check against one file, in this (fresh) process, and print a one-line verdict.
 
+    python run_one.py LABEL TARGET CHECK_FILE STEP_DIR
+
 Kept apart from the command line so that each check runs in its own interpreter: the step
 folder goes first on sys.path, and no module from an earlier check (or another step with the
-same module names) can linger.
+same module names) can linger. It also means a check may change this process (put a spy on
+os.fsync, stand in for the clock) without cleaning up after itself.
+
+The protocol a check module follows:
+
+- `check(module) -> str` gets the loaded target and returns what it proved (the PASS line),
+  or raises AssertionError("what is wrong, and what to change"). It may blame a function or
+  class of the target, so the FAIL line names where to look even when the student's code
+  raised nothing: `raise AssertionError(message, module.current_view)` (or the same pair as
+  the message of an `assert`).
+- `before_load() -> None`, optional, runs before the target is loaded: a target that does
+  `from os import fsync` binds whatever `os.fsync` is at that moment, so a spy must be in
+  place first.
+
+The exit status tells the caller what kind of verdict it got, so `verify` can tell a check
+that caught a mistake from a check (or a target) that blew up.
 """
 
 from __future__ import annotations
@@ -12,6 +29,12 @@ import sys
 import traceback
 from pathlib import Path
 from types import ModuleType
+
+LAB_ROOT = Path(__file__).resolve().parent.parent
+
+PASSED = 0  # the check returned: the PASS line says what it proved
+FAILED = 1  # the check's own verdict: an AssertionError, or the starter's NotImplementedError
+ERRORED = 3  # an exception nobody expected (a bug in the target, or in the check itself)
 
 
 def load(path: Path, name: str) -> ModuleType:
@@ -24,30 +47,83 @@ def load(path: Path, name: str) -> ModuleType:
     return module
 
 
-def where_in(path: Path, error: BaseException) -> str:
-    """The last line of the student's file the error passed through, if any: where to look."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]
-    return f" (at {path.name}:{frames[-1].lineno})" if frames else ""
+def shown(path: Path) -> str:
+    """The path as a student types it: relative to the lab's root when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(LAB_ROOT))
+    except ValueError:
+        return path.name
+
+
+def message_and_blame(error: AssertionError) -> tuple[str, object | None]:
+    """Split `AssertionError(message, blamed)` (or `assert x, (message, blamed)`)."""
+    args = error.args
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]  # the `assert condition, (message, blamed)` form
+    if len(args) == 2 and isinstance(args[0], str):
+        return args[0], args[1]
+    return str(error), None
+
+
+def where_in(path: Path, error: BaseException, blamed: object | None = None) -> str:
+    """Where to look in the student's file: " (at exercises/stepNN/exK.py:LINE)", or "".
+
+    First choice is the last line of that file the error (or what caused it) passed through;
+    failing that, the first line of the function or class the check blamed.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        frames = [
+            frame
+            for frame in traceback.extract_tb(current.__traceback__)
+            if Path(frame.filename) == path
+        ]
+        if frames:
+            return f" (at {shown(path)}:{frames[-1].lineno})"
+        current = current.__cause__ or current.__context__
+    if blamed is not None:
+        import inspect  # only here: it costs more to import than most checks take to run
+
+        try:
+            source = inspect.getsourcefile(inspect.unwrap(blamed))  # type: ignore[arg-type]
+            _, line = inspect.getsourcelines(blamed)  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            return ""
+        if source is not None and Path(source) == path:  # an inherited method is not theirs
+            return f" (at {shown(path)}:{line})"
+    return ""
 
 
 def run(label: str, target: Path, check_file: Path, step_dir: Path) -> int:
     sys.path.insert(0, str(step_dir))
     try:
-        module = load(target, target.stem)
-        message = load(check_file, target.stem + "_check").check(module)
+        checker = load(check_file, check_file.stem)
+        before_load = getattr(checker, "before_load", None)
+        if before_load is not None:
+            before_load()
+        # Loaded under the starter's name whatever the file is called (a kept wrong solution
+        # named `messages.py` must not replace the step's own `messages` module).
+        module = load(target, check_file.stem.removesuffix("_check"))
+        message = checker.check(module)
     except NotImplementedError as error:
         print(f"FAIL {label}: not done yet: {error or 'the TODO is still there'}")
-        return 1
+        return FAILED
     except AssertionError as error:
-        print(f"FAIL {label}: {error}{where_in(target, error)}")
-        return 1
+        text, blamed = message_and_blame(error)
+        print(f"FAIL {label}: {text}{where_in(target, error, blamed)}")
+        return FAILED
+    except SystemExit as error:  # sys.exit() in the target must not end the check as a pass
+        print(f"FAIL {label}: SystemExit: the code called sys.exit({error.code!r})")
+        return ERRORED
     except Exception as error:  # a student's bug is a verdict, not a crash of the checker
         print(f"FAIL {label}: {type(error).__name__}: {error}{where_in(target, error)}")
-        return 1
+        return ERRORED
     print(f"PASS {label}: {message}")
-    return 0
+    return PASSED
 
 
 if __name__ == "__main__":
     label, target, check_file, step_dir = sys.argv[1:5]
-    sys.exit(run(label, Path(target), Path(check_file), Path(step_dir)))
+    sys.exit(run(label, Path(target).resolve(), Path(check_file), Path(step_dir)))

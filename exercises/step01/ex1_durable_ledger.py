@@ -6,13 +6,16 @@ kernel had not yet written out. `os.fsync(fd)` waits until the disk has the file
 
 1. Complete `DurableLedgerStore.append`: append the entry exactly as `LedgerStore.append`
    does, then call `os.fsync` on the file's descriptor (`self._file.fileno()`) before
-   returning, so every acknowledged message is really on the disk.
+   returning, so every acknowledged message is really on the disk. (`os.fdatasync`, which
+   skips metadata such as the modification time, does the job too.)
 2. Complete `measure_fsync_cost`: time `appends` appends to a plain `LedgerStore` and to a
    `DurableLedgerStore` (use `time.perf_counter`) and return the seconds per append of each.
 
 Check it with `python -m exercises check 01.1` (or the last cells of the notebook). The check
-prints what fsync cost on your machine. (On a RAM-backed folder such as /tmp on some systems
-fsync is almost free: the number tells you where your files really live.)
+watches the system calls your append makes, makes sure your measurement really measured
+(it makes one sync cost a pretend second and expects your number to notice), then prints
+what fsync cost on your machine. (On a RAM-backed folder such as /tmp on some systems fsync
+is almost free: the number tells you where your files really live.) Stuck: `make hint ID=01.1`.
 """
 
 from __future__ import annotations

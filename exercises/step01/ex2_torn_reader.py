@@ -10,6 +10,10 @@ you where it ended. A cut can land inside a multi-byte UTF-8 character, so decod
 with `errors="ignore"`. A text may itself contain `]`, `}`, `,` or `"`: never look for those
 characters yourself.
 
+The check cuts snapshots of many histories at every byte. It also tries what a power cut
+can leave: the file at its full length, with zero bytes where the data never arrived. Your
+salvage must never raise on any of them.
+
 Then think: what does your salvage do with a file the crash left EMPTY (the truncating open
 ran, the write did not)? The ledger's reader does the same job with `split(b"\n")`.
 """
