@@ -1,8 +1,10 @@
-"""python -m exercises list | check ID [--solution] | verify
+"""python -m exercises list | check ID [--solution | --file PATH] | hint ID | verify [-v]
 
-`check` is what a student runs (the notebooks call it too); `verify` is what `make check` runs:
-every starter must fail its check and every solution must pass it, because a check that
-cannot fail proves nothing.
+`check` is what a student runs (the notebooks call it too), `hint` is the step between a FAIL
+and the solution, and `verify` is what `make check` runs. A check that cannot fail proves
+nothing, so verify is the lab's mutation test of its own checks: every starter must fail,
+every solution (and every kept right variant) must pass, and every kept wrong solution must
+fail for the reason it was written to show, not pass and not crash.
 """
 
 from __future__ import annotations
@@ -11,18 +13,51 @@ import argparse
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
-from exercises.catalog import LAB_ROOT, Exercise, all_exercises, find
+from exercises.catalog import (
+    LAB_ROOT,
+    Exercise,
+    all_exercises,
+    find,
+    read_hint,
+    read_wrong_solution,
+    stray_kept_folders,
+)
+from exercises.run_one import shown
 
 CHECK_TIMEOUT_SECONDS = 120
+MIN_WRONG_SOLUTIONS = 3  # fewer, and nobody has tried hard to fool the check
+MAX_HINT_CHARACTERS = 600  # a hint points the way; a longer text starts to be the solution
+
+# TEMPORARY: exercises whose kept wrong solutions and hint are not written yet. verify still
+# runs their starter, solution and whatever wrong solutions they have, but does not yet ask
+# for three wrong solutions and a hint. Steps 02 and 03 are being reshaped; whoever finishes
+# an exercise there removes its id, and this set ends empty. Never add an id to it.
+PENDING = {"02.1", "02.2", "03.1", "03.2"}
+
+RUN_ONE = Path(__file__).with_name("run_one.py")
+EXIT_KINDS = {0: "pass", 1: "fail", 3: "error"}  # run_one's PASSED, FAILED, ERRORED
 
 
-def run_check(exercise: Exercise, target: Path) -> tuple[int, str]:
+@dataclass(frozen=True)
+class Verdict:
+    """One check's outcome: its one line, and what kind of line it is.
+
+    "fail" is the check's own verdict (it caught something); "error" is an exception nobody
+    expected; "crash" is a check process that died, hung or printed no verdict.
+    """
+
+    kind: str  # "pass" | "fail" | "error" | "crash"
+    line: str
+
+
+def run_check(exercise: Exercise, target: Path) -> Verdict:
     label = f"{exercise.id} {exercise.title}"
     command = [
         sys.executable,
-        str(Path(__file__).with_name("run_one.py")),
+        str(RUN_ONE),
         label,
         str(target),
         str(exercise.check),
@@ -37,19 +72,77 @@ def run_check(exercise: Exercise, target: Path) -> tuple[int, str]:
             timeout=CHECK_TIMEOUT_SECONDS,
         )
     except subprocess.TimeoutExpired:
-        return (
-            1,
+        return Verdict(
+            "crash",
             f"FAIL {label}: the check took over {CHECK_TIMEOUT_SECONDS} s (an endless loop?)",
         )
     lines = done.stdout.strip().splitlines()
-    verdict = lines[-1] if lines else f"FAIL {label}: the check printed nothing"
-    if done.returncode not in (0, 1):  # the interpreter itself died, e.g. a syntax error
+    line = lines[-1] if lines else ""
+    kind = EXIT_KINDS.get(done.returncode)
+    prefix = "PASS " if kind == "pass" else "FAIL "
+    if kind is None or not line.startswith(prefix):
+        # The interpreter itself died (a segfault, os._exit, a kill) or printed no verdict:
+        # whatever the exit status, that is no pass.
         error_lines = done.stderr.strip().splitlines()
-        verdict = f"FAIL {label}: {error_lines[-1] if error_lines else 'crashed'}"
-    return done.returncode, verdict
+        reason = error_lines[-1] if error_lines else f"no verdict (exit status {done.returncode})"
+        return Verdict("crash", f"FAIL {label}: the check crashed: {reason}")
+    return Verdict(kind, line)
 
 
-def verify_one(exercise: Exercise) -> tuple[bool, str]:
+@dataclass(frozen=True)
+class Run:
+    """One file verify hands to an exercise's check, and what it must get."""
+
+    exercise: Exercise
+    target: Path
+    role: str  # "starter" | "solution" | "right" | "wrong"
+    what_is_wrong: str = ""
+    expected_fail: str = ""
+
+
+def judge(run: Run, verdict: Verdict) -> str | None:
+    """What is wrong with this outcome, or None when it is what the run must get."""
+    name = shown(run.target)
+    if run.role == "starter":
+        if verdict.kind == "pass":
+            return (
+                "the unsolved starter passes its check, so the check cannot fail (solved it "
+                "yourself? `git checkout exercises/` restores the starters)"
+            )
+        return None
+    if run.role in ("solution", "right"):
+        if verdict.kind == "pass":
+            return None
+        what = "the solution" if run.role == "solution" else f"the right solution {name}"
+        return f"{what} fails: {verdict.line}"
+    # A kept wrong solution: it must fail, by the check's own verdict, with the expected text.
+    if verdict.kind == "pass":
+        return (
+            f"the wrong solution {name} PASSES its check, so the check cannot tell "
+            f"({run.what_is_wrong}): {verdict.line}"
+        )
+    if verdict.kind == "crash" or (
+        verdict.kind == "error" and f"{error_type(verdict.line)}:" not in run.expected_fail
+    ):
+        return (
+            f"the wrong solution {name} makes the check crash instead of naming the "
+            f"mistake: {verdict.line}"
+        )
+    if run.expected_fail not in verdict.line:
+        return (
+            f"the wrong solution {name} fails for another reason than "
+            f"{run.expected_fail!r}: {verdict.line}"
+        )
+    return None
+
+
+def error_type(line: str) -> str:
+    """'TypeError' from 'FAIL 01.1 durable ledger: TypeError: ...'."""
+    return line.split(": ", 2)[1] if line.count(": ") >= 2 else ""
+
+
+def plan(exercise: Exercise) -> tuple[list[str], list[Run]]:
+    """The problems visible without running anything, and the checks to run."""
     problems = []
     if "TODO" not in exercise.starter.read_text(encoding="utf-8"):
         problems.append("starter has no TODO")
@@ -58,18 +151,107 @@ def verify_one(exercise: Exercise) -> tuple[bool, str]:
     if not exercise.solution.exists():
         problems.append("missing solution")
     if problems:
-        return False, f"FAIL {exercise.id} {exercise.title}: " + "; ".join(problems)
-    starter_code, starter_verdict = run_check(exercise, exercise.starter)
-    solution_code, solution_verdict = run_check(exercise, exercise.solution)
-    if starter_code == 0:
-        return (
-            False,
-            f"FAIL {exercise.id}: the unsolved starter passes its check, so the check cannot "
-            f"fail (solved it yourself? `git checkout exercises/` restores the starters)",
+        return problems, []
+
+    runs = [
+        Run(exercise, exercise.starter, "starter"),
+        Run(exercise, exercise.solution, "solution"),
+    ]
+    runs += [Run(exercise, path, "right") for path in exercise.right_solutions]
+    for path in exercise.wrong_solutions:
+        try:
+            kept = read_wrong_solution(path)
+        except (ValueError, SyntaxError) as error:
+            problems.append(f"the wrong solution {shown(path)} {error}")
+            continue
+        runs.append(Run(exercise, path, "wrong", kept.what_is_wrong, kept.expected_fail))
+
+    hint = read_hint(exercise)
+    complete = bool(hint) and len(exercise.wrong_solutions) >= MIN_WRONG_SOLUTIONS
+    if exercise.id in PENDING:
+        if complete:
+            problems.append(
+                f"has its hint and {len(exercise.wrong_solutions)} wrong solutions now: "
+                "remove it from PENDING in exercises/__main__.py"
+            )
+        return problems, runs
+    if not hint:
+        problems.append(
+            f"no hint: write {shown(exercise.hint)} (a few sentences that point the way "
+            "without giving the code)"
         )
-    if solution_code != 0:
-        return False, f"FAIL {exercise.id}: the solution fails: {solution_verdict}"
-    return True, f"ok   {exercise.id} {exercise.title}: starter fails, solution passes"
+    elif len(hint) > MAX_HINT_CHARACTERS:
+        problems.append(f"the hint has {len(hint)} characters: keep it under {MAX_HINT_CHARACTERS}")
+    else:
+        quoted = [line for line in solution_only_code(exercise) if line in hint]
+        if quoted:
+            problems.append(f"the hint quotes the solution's code ({quoted[0]!r}): point the way")
+    if len(exercise.wrong_solutions) < MIN_WRONG_SOLUTIONS:
+        folder = exercise.wrong_solutions[0].parent if exercise.wrong_solutions else None
+        problems.append(
+            f"{len(exercise.wrong_solutions)} kept wrong solutions, at least "
+            f"{MIN_WRONG_SOLUTIONS} needed in "
+            f"{shown(folder) if folder else 'tests/wrong_solutions/' + kept_folder(exercise)}/"
+        )
+    return problems, runs
+
+
+def kept_folder(exercise: Exercise) -> str:
+    return f"{exercise.starter.parent.name}/{exercise.starter.stem}"
+
+
+def solution_only_code(exercise: Exercise) -> list[str]:
+    """The solution's lines of code (20 characters or more) that the starter does not have."""
+    starter = {line.strip() for line in exercise.starter.read_text(encoding="utf-8").splitlines()}
+    lines = []
+    for line in exercise.solution.read_text(encoding="utf-8").splitlines():
+        code = line.split("  #")[0].strip()
+        if len(code) >= 20 and line.strip() not in starter:
+            lines.append(code)
+    return lines
+
+
+def verify(verbose: bool) -> int:
+    exercises = all_exercises()
+    plans = {exercise.id: plan(exercise) for exercise in exercises}
+    runs = [run for _, exercise_runs in plans.values() for run in exercise_runs]
+    # All checks of all exercises share two workers: each is a process of its own anyway.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        verdicts = list(pool.map(lambda run: run_check(run.exercise, run.target), runs))
+    outcomes = list(zip(runs, verdicts, strict=True))
+
+    passed = 0
+    for exercise in exercises:
+        problems, exercise_runs = plans[exercise.id]
+        mine = [(run, verdict) for run, verdict in outcomes if run.exercise is exercise]
+        problems = problems + [p for run, verdict in mine if (p := judge(run, verdict))]
+        if problems:
+            print(f"FAIL {exercise.id} {exercise.title}:")
+            for problem in problems:
+                print(f"       - {problem}")
+        else:
+            passed += 1
+            print(f"ok   {exercise.id} {exercise.title}: {summary(exercise, exercise_runs)}")
+        if verbose:
+            for run, verdict in mine:
+                print(f"       {run.role:8} {shown(run.target)}\n         {verdict.line}")
+    strays = stray_kept_folders()
+    for folder in strays:
+        print(f"FAIL {shown(folder)}/: kept solutions of no exercise (renamed? move them along)")
+    print(f"exercises: {passed} passed, {len(exercises) - passed} failed")
+    return 0 if exercises and passed == len(exercises) and not strays else 1
+
+
+def summary(exercise: Exercise, runs: list[Run]) -> str:
+    wrong = sum(run.role == "wrong" for run in runs)
+    right = sum(run.role == "right" for run in runs)
+    text = "starter fails, solution passes"
+    if right:
+        text += f", {right} right variant{'s' * (right != 1)} pass{'es' * (right == 1)}"
+    if exercise.id in PENDING:
+        hint = "a hint" if read_hint(exercise) else "no hint"
+        return text + f" (PENDING: {wrong} of {MIN_WRONG_SOLUTIONS} wrong solutions, {hint})"
+    return text + f", {wrong} wrong solutions fail as expected, hint"
 
 
 def main(argv: list[str]) -> int:
@@ -78,8 +260,17 @@ def main(argv: list[str]) -> int:
     commands.add_parser("list", help="every exercise, with the file to edit")
     check = commands.add_parser("check", help="check your work on one exercise")
     check.add_argument("id", help='e.g. "01.2"')
-    check.add_argument("--solution", action="store_true", help="check the shipped solution")
-    commands.add_parser("verify", help="every starter fails and every solution passes")
+    target = check.add_mutually_exclusive_group()
+    target.add_argument("--solution", action="store_true", help="check the shipped solution")
+    target.add_argument("--file", type=Path, help="check this file instead of the starter")
+    hint = commands.add_parser("hint", help="one short hint for one exercise")
+    hint.add_argument("id", help='e.g. "01.2"')
+    verify_command = commands.add_parser(
+        "verify", help="starters fail, solutions pass, kept wrong solutions fail as expected"
+    )
+    verify_command.add_argument(
+        "-v", "--verbose", action="store_true", help="print every check's verdict line"
+    )
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -88,26 +279,29 @@ def main(argv: list[str]) -> int:
                 f"{exercise.id:6} {exercise.title:36} edit {exercise.starter.relative_to(LAB_ROOT)}"
             )
         return 0
-    if args.command == "check":
-        try:
-            exercise = find(args.id)
-        except LookupError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        code, verdict = run_check(
-            exercise, exercise.solution if args.solution else exercise.starter
-        )
-        print(verdict)
-        return code
-
-    exercises = all_exercises()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(verify_one, exercises))
-    for _, line in results:
-        print(line)
-    passed = sum(ok for ok, _ in results)
-    print(f"exercises: {passed} passed, {len(results) - passed} failed")
-    return 0 if exercises and passed == len(results) else 1
+    if args.command == "verify":
+        return verify(args.verbose)
+    try:
+        exercise = find(args.id)
+    except LookupError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.command == "hint":
+        text = read_hint(exercise)
+        if not text:
+            print(f"error: no hint for {exercise.id} yet", file=sys.stderr)
+            return 1
+        print(f"HINT {exercise.id} {exercise.title}:\n{text}")
+        return 0
+    if args.solution:
+        path = exercise.solution
+    elif args.file:
+        path = args.file.resolve()
+    else:
+        path = exercise.starter
+    verdict = run_check(exercise, path)
+    print(verdict.line)
+    return 0 if verdict.kind == "pass" else 1
 
 
 if __name__ == "__main__":

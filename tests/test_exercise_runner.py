@@ -1,6 +1,7 @@
 """The exercise runner is itself a check, so it must be able to fail: these tests build a tiny
-lab with one exercise and prove that `verify` accepts a sound exercise and rejects a check that
-cannot fail, a missing solution, and a wrong solution."""
+lab with one exercise (a starter, a check, a hint, a solution, three kept wrong solutions)
+and prove that `verify` accepts it as it is, and rejects each way it can go wrong: a check
+that cannot fail, a wrong solution that passes or fails for another reason, a missing hint."""
 
 from __future__ import annotations
 
@@ -23,9 +24,22 @@ def double(n: int) -> int:
 CHECK = """import helper
 
 def check(module) -> str:
-    assert module.double(21) == helper.ANSWER, f"double(21) gave {module.double(21)}"
+    got = module.double(21)
+    assert got == helper.ANSWER, (f"double(21) gave {got!r}: return twice n", module.double)
     return "double(21) == 42"
 """
+HINT = "Think of adding the number to itself.\n"
+WRONG = {  # kept wrong solutions: (body of double, EXPECTED_FAIL)
+    "plus_two": ("return n + 2", "double(21) gave 23"),
+    "square": ("return n * n", "double(21) gave 441"),
+    "as_text": ("return str(2 * n)", "double(21) gave '42'"),
+}
+
+
+def wrong_solution(body: str, expected: str | None, doc: str = "Wrong: a mistake.") -> str:
+    """A kept wrong solution's file: a docstring, its EXPECTED_FAIL (if any), a `double`."""
+    constant = "" if expected is None else f"EXPECTED_FAIL = {expected!r}\n"
+    return f'"""{doc}"""\n{constant}def double(n: int) -> int:\n    {body}\n'
 
 
 @pytest.fixture
@@ -37,13 +51,22 @@ def tiny_lab(tmp_path: Path) -> Path:
     (tmp_path / "exercises" / "step09").mkdir()
     (tmp_path / "exercises" / "step09" / "ex1_double.py").write_text(STARTER)
     (tmp_path / "exercises" / "step09" / "ex1_double_check.py").write_text(CHECK)
+    (tmp_path / "exercises" / "step09" / "ex1_double.hint.md").write_text(HINT)
     (tmp_path / "solutions" / "step09").mkdir(parents=True)
     (tmp_path / "solutions" / "step09" / "ex1_double.py").write_text(SOLVED)
+    kept = wrong_folder(tmp_path)
+    kept.mkdir(parents=True)
+    for name, (body, expected) in WRONG.items():
+        (kept / f"{name}.py").write_text(wrong_solution(body, expected))
     return tmp_path
 
 
 def _only_the_runner(folder: str, names: list[str]) -> list[str]:
     return [n for n in names if n.startswith("step") or n == "__pycache__"]
+
+
+def wrong_folder(lab: Path) -> Path:
+    return lab / "tests" / "wrong_solutions" / "step09" / "ex1_double"
 
 
 def exercises(lab: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -52,9 +75,18 @@ def exercises(lab: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def rejected(lab: Path) -> str:
+    """verify's output, after proving it failed."""
+    done = exercises(lab, "verify")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "exercises: 0 passed, 1 failed" in done.stdout
+    return done.stdout
+
+
 def test_sound_exercise_verifies(tiny_lab: Path) -> None:
     done = exercises(tiny_lab, "verify")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok   09.1 double: starter fails, solution passes, 3 wrong solutions fail" in done.stdout
     assert "exercises: 1 passed, 0 failed" in done.stdout
 
 
@@ -68,30 +100,161 @@ def test_student_sees_fail_then_pass(tiny_lab: Path) -> None:
     assert after.stdout.startswith("PASS 09.1 double: double(21) == 42")
 
 
+def test_a_fail_line_names_the_file_and_line(tiny_lab: Path) -> None:
+    # A wrong value: the check blames the function, so the line is that of its `def`.
+    done = exercises(tiny_lab, "check", "09.1", "--file", str(wrong_folder(tiny_lab) / "square.py"))
+    assert done.stdout.strip() == (
+        "FAIL 09.1 double: double(21) gave 441: return twice n "
+        "(at tests/wrong_solutions/step09/ex1_double/square.py:3)"
+    )
+    # An exception in the student's code: the line it was raised on.
+    (tiny_lab / "exercises" / "step09" / "ex1_double.py").write_text(
+        '"""Double."""\ndef double(n: int) -> int:\n    x = 1\n    return n + None\n'
+    )
+    done = exercises(tiny_lab, "check", "09.1")
+    assert done.returncode == 1
+    assert done.stdout.startswith("FAIL 09.1 double: TypeError: ")
+    assert done.stdout.strip().endswith("(at exercises/step09/ex1_double.py:4)")
+
+
+def test_sys_exit_in_the_students_code_is_no_pass(tiny_lab: Path) -> None:
+    (tiny_lab / "exercises" / "step09" / "ex1_double.py").write_text("import sys\nsys.exit(0)\n")
+    done = exercises(tiny_lab, "check", "09.1")
+    assert done.returncode == 1
+    assert done.stdout.startswith("FAIL 09.1 double: SystemExit"), done.stdout
+
+
+def test_before_load_runs_before_the_students_module(tiny_lab: Path) -> None:
+    # A spy must be in place before `from helper import ...` binds the name.
+    (tiny_lab / "exercises" / "step09" / "ex1_double_check.py").write_text(
+        "import helper\n\ndef before_load() -> None:\n    helper.ANSWER = 'spied'\n\n"
+        "def check(module) -> str:\n"
+        "    assert module.SEEN == 'spied', f'module saw {module.SEEN!r}'\n"
+        "    return 'the spy came first'\n"
+    )
+    (tiny_lab / "solutions" / "step09" / "ex1_double.py").write_text(
+        "from helper import ANSWER\nSEEN = ANSWER\n"
+    )
+    done = exercises(tiny_lab, "check", "09.1", "--solution")
+    assert done.stdout.startswith("PASS 09.1 double: the spy came first"), done.stdout
+
+
 def test_a_check_that_cannot_fail_is_rejected(tiny_lab: Path) -> None:
     (tiny_lab / "exercises" / "step09" / "ex1_double.py").write_text(SOLVED + "# TODO\n")
-    done = exercises(tiny_lab, "verify")
-    assert done.returncode == 1
-    assert "the unsolved starter passes its check" in done.stdout
+    assert "the unsolved starter passes its check" in rejected(tiny_lab)
 
 
 def test_a_wrong_solution_is_rejected(tiny_lab: Path) -> None:
     (tiny_lab / "solutions" / "step09" / "ex1_double.py").write_text(
         SOLVED.replace("2 * n", "n + 2")
     )
-    done = exercises(tiny_lab, "verify")
-    assert done.returncode == 1
-    assert "the solution fails: FAIL 09.1 double: double(21) gave 23" in done.stdout
+    assert "the solution fails: FAIL 09.1 double: double(21) gave 23" in rejected(tiny_lab)
 
 
 def test_a_missing_solution_is_rejected(tiny_lab: Path) -> None:
     (tiny_lab / "solutions" / "step09" / "ex1_double.py").unlink()
+    assert "missing solution" in rejected(tiny_lab)
+
+
+def test_a_kept_wrong_solution_that_passes_is_rejected(tiny_lab: Path) -> None:
+    (wrong_folder(tiny_lab) / "square.py").write_text(
+        wrong_solution("return n + n", "gave", doc="Wrong: adds instead of multiplying.")
+    )
+    output = rejected(tiny_lab)
+    assert "the wrong solution tests/wrong_solutions/step09/ex1_double/square.py PASSES" in output
+    assert "(Wrong: adds instead of multiplying.)" in output
+
+
+def test_a_kept_wrong_solution_failing_for_another_reason_is_rejected(tiny_lab: Path) -> None:
+    (wrong_folder(tiny_lab) / "plus_two.py").write_text(
+        wrong_solution("return n + 2", "double(21) gave 24")
+    )
+    assert (
+        "plus_two.py fails for another reason than 'double(21) gave 24': "
+        "FAIL 09.1 double: double(21) gave 23"
+    ) in rejected(tiny_lab)
+
+
+def test_a_kept_wrong_solution_must_fail_by_a_verdict_not_a_crash(tiny_lab: Path) -> None:
+    crash = wrong_folder(tiny_lab) / "crash.py"
+    crash.write_text(wrong_solution("return n + None", "unsupported operand"))
+    assert "crash.py makes the check crash instead of naming the mistake" in rejected(tiny_lab)
+    # ...unless the crash is exactly what it was kept to show, and it says so.
+    crash.write_text(wrong_solution("return n + None", "TypeError: unsupported operand"))
+    assert exercises(tiny_lab, "verify").returncode == 0
+
+
+def test_a_kept_wrong_solution_must_say_what_its_fail_says(tiny_lab: Path) -> None:
+    (wrong_folder(tiny_lab) / "square.py").write_text(wrong_solution("return n * n", None))
+    assert "square.py has no EXPECTED_FAIL" in rejected(tiny_lab)
+
+
+def test_fewer_than_three_wrong_solutions_are_rejected(tiny_lab: Path) -> None:
+    (wrong_folder(tiny_lab) / "square.py").unlink()
+    output = rejected(tiny_lab)
+    assert "2 kept wrong solutions, at least 3 needed in tests/wrong_solutions/step09/" in output
+
+
+def test_a_kept_right_solution_that_fails_is_rejected(tiny_lab: Path) -> None:
+    right = tiny_lab / "tests" / "right_solutions" / "step09" / "ex1_double"
+    right.mkdir(parents=True)
+    (right / "shift.py").write_text('"""Right: a shift."""\ndef double(n):\n    return n << 2\n')
+    assert "the right solution tests/right_solutions/step09/ex1_double/shift.py fails" in (
+        rejected(tiny_lab)
+    )
+
+
+def test_a_missing_hint_is_rejected(tiny_lab: Path) -> None:
+    (tiny_lab / "exercises" / "step09" / "ex1_double.hint.md").unlink()
+    assert "no hint: write exercises/step09/ex1_double.hint.md" in rejected(tiny_lab)
+
+
+def test_a_hint_that_quotes_the_solution_is_rejected(tiny_lab: Path) -> None:
+    (tiny_lab / "solutions" / "step09" / "ex1_double.py").write_text(
+        SOLVED.replace("2 * n", "int.__mul__(n, 2)  # the long way round")
+    )
+    (tiny_lab / "exercises" / "step09" / "ex1_double.hint.md").write_text(
+        "Write `return int.__mul__(n, 2)`.\n"
+    )
+    assert "the hint quotes the solution's code" in rejected(tiny_lab)
+
+
+def test_a_pending_exercise_waits_for_its_hint_but_not_forever(tiny_lab: Path) -> None:
+    runner = tiny_lab / "exercises" / "__main__.py"
+    source = runner.read_text()
+    assert "\nPENDING = {" in source
+    runner.write_text(source.replace("\nPENDING = {", '\nPENDING = {"09.1", '))
+    (tiny_lab / "exercises" / "step09" / "ex1_double.hint.md").unlink()
+    done = exercises(tiny_lab, "verify")
+    assert done.returncode == 0, done.stdout
+    assert "(PENDING: 3 of 3 wrong solutions, no hint)" in done.stdout
+    # Once it has everything, the allow-list must lose it: the list can only shrink.
+    (tiny_lab / "exercises" / "step09" / "ex1_double.hint.md").write_text(HINT)
+    assert "remove it from PENDING" in rejected(tiny_lab)
+
+
+def test_kept_solutions_of_no_exercise_are_rejected(tiny_lab: Path) -> None:
+    stray = tiny_lab / "tests" / "wrong_solutions" / "step09" / "ex2_renamed"
+    stray.mkdir()
     done = exercises(tiny_lab, "verify")
     assert done.returncode == 1
-    assert "missing solution" in done.stdout
+    assert "tests/wrong_solutions/step09/ex2_renamed/: kept solutions of no exercise" in (
+        done.stdout
+    )
+
+
+def test_hint_prints_the_hint(tiny_lab: Path) -> None:
+    done = exercises(tiny_lab, "hint", "09.1")
+    assert done.returncode == 0
+    assert done.stdout == "HINT 09.1 double:\nThink of adding the number to itself.\n"
+    (tiny_lab / "exercises" / "step09" / "ex1_double.hint.md").unlink()
+    done = exercises(tiny_lab, "hint", "09.1")
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: no hint for 09.1 yet"
 
 
 def test_unknown_id_is_one_line_error(tiny_lab: Path) -> None:
-    done = exercises(tiny_lab, "check", "09.7")
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["error: no exercise '09.7' (known: 09.1)"]
+    for command in ("check", "hint"):
+        done = exercises(tiny_lab, command, "09.7")
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == ["error: no exercise '09.7' (known: 09.1)"]
