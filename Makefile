@@ -8,13 +8,14 @@ INSTALLED := $(VENV)/.installed-requirements
 NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: help demo lab check notebooks exercises exercise clean
+.PHONY: help demo lab check notebooks exercises exercise hint clean
 
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
 	@echo "make lab         open the notebooks in JupyterLab"
 	@echo "make check       ruff, every step's tests, course-wide tests, notebooks, exercises"
 	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
+	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
 
 $(INSTALLED): requirements.txt
@@ -41,6 +42,9 @@ exercises: $(INSTALLED)
 
 exercise: $(INSTALLED)
 	@$(PY) -m exercises check $(ID)
+
+hint: $(INSTALLED)
+	@$(PY) -m exercises hint $(ID)
 
 # One fresh in-order run per notebook, in the same environment `make check` uses; the
 # outputs (and execution counts 1..N) are what nbval later compares against.

@@ -62,3 +62,17 @@ def check_exercise(exercise_id: str) -> bool:
     )
     print((result.stdout + result.stderr).strip())
     return result.returncode == 0
+
+
+def hint_exercise(exercise_id: str) -> None:
+    """Print the exercise's one short hint: the step between a FAIL and the solution.
+
+    It points the way without giving the code, so try again after reading it.
+    """
+    result = subprocess.run(
+        [sys.executable, "-m", "exercises", "hint", exercise_id],
+        cwd=LAB_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    print((result.stdout + result.stderr).strip())
