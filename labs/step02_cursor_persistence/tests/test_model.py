@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import re
+import time
+
+import pytest
+
+import model
 from messages import Message, assistant_message, text_of, tool_calls, tool_result, user_text
 from model import Done, ScriptedModel, TextDelta, ToolCallEvent
 from tools import default_tools
@@ -75,3 +82,65 @@ def test_tool_call_ids_are_unique_in_a_conversation() -> None:
         history.append(tool_result(tool_calls(reply)[0], "x"))
     ids = [call["id"] for message in history for call in tool_calls(message)]
     assert ids == ["call_1", "call_2"]
+
+
+# --- Hostile input: every answer in linear time -------------------------------------------
+
+# Runs a quadratic pattern or loop would stall on: every start position inside one of them
+# used to rescan it to its end (40,000 "-" took 16 s).
+RUNS = ["-", "(", "+", "(-", "+ ", " ", "1", "1 ", "1+", "1" + " " * 50, "- 1", ".", "a1"]
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_answering_a_long_line_takes_linear_time(run: str) -> None:
+    # 20 kB first: quadratic code already needs seconds there, so it fails fast. Then 200 kB,
+    # which takes milliseconds in linear time and minutes in quadratic time.
+    for size in (20_000, 200_000):
+        line = run * (size // len(run))
+        for text in (line, f"what is {line}", f"{line}1+1"):
+            started = time.perf_counter()
+            events = list(ScriptedModel().stream([user_text(text)], TOOLS))
+            elapsed = time.perf_counter() - started
+            assert elapsed < 2, f"{size} characters of {run!r}: {elapsed:.1f} s"
+            assert isinstance(events[-1], Done)
+
+
+def plain_find_expression(text: str) -> str | None:
+    """The expression finder as it was written first: right on every input, but quadratic on
+    a long run of "-" and slow on a million stretches without an operator."""
+    for match in re.finditer(r"[-+(]*\d[\d\s.+\-*/%()]*", text):
+        candidate = match.group().strip()
+        if re.search(r"\d\s*[-+*/%]", candidate):
+            return candidate
+    return None
+
+
+def test_the_fast_finder_finds_what_the_plain_one_finds() -> None:
+    rng = random.Random(8)
+    alphabet = "-+()12 .*/%ax\n\x85\u2028"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(30)))
+        assert model._find_expression(text) == plain_find_expression(text), text
+
+
+@pytest.mark.parametrize("text", ["", "   ", "  leading", "trailing  ", "a\n\nb", " \t\r\x00 "])
+def test_the_stream_is_the_message_text_exactly(text: str) -> None:
+    events = list(model._chunks(text))
+    assert "".join(event.text for event in events) == text
+
+
+def test_a_new_call_id_is_never_one_the_history_holds() -> None:
+    restored = {"type": "toolCall", "id": "call_2", "name": "calc", "arguments": {}}
+    history: list[Message] = [
+        assistant_message("from a file", [restored]),
+        tool_result(restored, "1"),
+        user_text("what is 2+2"),
+    ]
+    [call] = tool_calls(ScriptedModel().reply(history, ["calc"]))
+    assert call["id"] == "call_3"  # call_2, one more than the calls so far, is taken
+
+
+def test_an_empty_history_gets_an_answer() -> None:
+    events = list(ScriptedModel().stream([], TOOLS))
+    assert isinstance(events[-1], Done)
+    assert not tool_calls(events[-1].message)
