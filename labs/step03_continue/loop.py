@@ -93,6 +93,16 @@ def execute(tools: Mapping[str, Tool], call: ToolCallBlock) -> ToolResultMessage
     if tool is None:
         return tool_result(call, f"unknown tool: {call['name']}", is_error=True)
     try:
-        return tool_result(call, tool.run(call["arguments"]))
+        output = tool.run(call["arguments"])
+        if not isinstance(output, str):  # a message holds text, and so does the file
+            raise TypeError(f"returned {type(output).__name__}, not text")
     except ToolError as error:
         return tool_result(call, str(error), is_error=True)
+    except Exception as error:
+        # Stop here: a tool is code meeting made-up input, and it can have a bug the input
+        # finds. Raised out of the loop, that bug would end the turn before it is saved: the
+        # user's message and the tool call would be lost. Told as an error, the model answers
+        # and the turn is saved like any other. (Ctrl-C is not an Exception: it still stops.)
+        failure = f"{call['name']} failed: {type(error).__name__}: {error}"
+        return tool_result(call, failure, is_error=True)
+    return tool_result(call, output)

@@ -57,7 +57,7 @@ def evaluate(expression: str) -> Number:
         raise ToolError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
     try:
         tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte, on older Pythons
         raise ToolError(f"not an arithmetic expression: {expression!r}") from None
     return _eval(tree.body)
 
@@ -110,7 +110,8 @@ def format_number(value: Number) -> str:
 
 
 def calc(arguments: dict[str, Any]) -> str:
-    expression = arguments.get("expression")
+    # A model may send anything as arguments (a list, a number...): check the shape first.
+    expression = arguments.get("expression") if isinstance(arguments, dict) else None
     if not isinstance(expression, str):
         raise ToolError('calc needs {"expression": "<arithmetic>"}')
     return format_number(evaluate(expression))
