@@ -12,8 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
+from entries import summarize  # noqa: E402
 from loop import run_turn  # noqa: E402
-from messages import Message, preview, user_text  # noqa: E402
+from messages import Message, user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
 from render import render  # noqa: E402
 from session import Session, persist_new_messages, read_session  # noqa: E402
@@ -23,15 +24,16 @@ INPUTS = ["hello", "what is 12*8"]
 
 
 def print_session_table(path: Path, shown_as: str) -> None:
-    header, entries = read_session(path)
-    print(f"session file {shown_as}: {1 + len(entries)} lines")
+    reading = read_session(path)
+    print(f"session file {shown_as}: {1 + len(reading.entries)} lines")
+    header = reading.header
     version, session_id, created = header["version"], header["id"], header["createdAt"]
     print(f"  header  version={version} id={session_id} createdAt={created}")
-    print(f"  {'id':<4}{'parent':<8}{'role':<12}text")
-    for entry in entries:
+    print(f"  {'id':<4}{'parent':<8}{'kind':<12}text")
+    for entry in reading.entries:
         parent = entry["parentId"] or "-"
-        role = entry["message"]["role"]
-        print(f"  {entry['id']:<4}{parent:<8}{role:<12}{preview(entry['message'])}")
+        summary = summarize(entry)
+        print(f"  {entry['id']:<4}{parent:<8}{summary.kind:<12}{summary.text}")
 
 
 def main() -> None:
@@ -54,9 +56,10 @@ def main() -> None:
             persisted = persist_new_messages(session, messages, persisted)
             print(f"persisted {persisted - before} messages: cursor {before} -> {persisted}")
 
-        lines_before = session.count
+        size_before = session.path.stat().st_size
         persisted = persist_new_messages(session, messages, persisted)
-        print(f"\npersisting again wrote {session.count - lines_before} messages: nothing twice")
+        grew = session.path.stat().st_size - size_before
+        print(f"\npersisting again added {grew} bytes to the file: nothing is written twice")
 
         print()
         print_session_table(session.path, shown_as)

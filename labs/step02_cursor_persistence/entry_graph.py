@@ -11,23 +11,21 @@ from pathlib import Path
 import networkx as nx
 from matplotlib.axes import Axes
 
-from messages import preview
+from entries import summarize
 from session import read_session
 
-ROLE_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}
+KIND_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}
+UNKNOWN_COLOUR = "#dddddd"
 
 
 def entry_graph(path: Path) -> nx.DiGraph:
-    """Read a session file and build the graph parent -> child of its message entries."""
+    """Read a session file and build the graph parent -> child of its entries."""
     graph = nx.DiGraph()
-    _, entries = read_session(path)
-    for entry in entries:
-        message = entry["message"]
-        graph.add_node(
-            entry["id"],
-            role=message["role"],
-            label=f"{entry['id']} {message['role']}: {preview(message, 34)}",
-        )
+    for entry in read_session(path).entries:
+        summary = summarize(entry, 34)
+        label = f"{entry['id']} {summary.kind}"
+        label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
+        graph.add_node(entry["id"], kind=summary.kind, text=summary.text, label=label)
         if entry["parentId"] is not None:
             graph.add_edge(entry["parentId"], entry["id"])
     return graph
@@ -41,19 +39,18 @@ def network_text(graph: nx.DiGraph) -> str:
 
 
 def draw(graph: nx.DiGraph, ax: Axes) -> None:
-    """Draw the entries left to right by depth (distance from the first entry), coloured by role."""
+    """Draw the entries left to right by depth (distance from the first entry), coloured by kind."""
     for root in (node for node, degree in graph.in_degree() if degree == 0):
         for node, depth in nx.single_source_shortest_path_length(graph, root).items():
             graph.nodes[node]["depth"] = depth
     pos = nx.multipartite_layout(graph, subset_key="depth", align="vertical")
-    colours = [ROLE_COLOURS.get(graph.nodes[n]["role"], "#dddddd") for n in graph]
+    colours = [KIND_COLOURS.get(graph.nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colours, node_size=900)
     nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=15, node_size=900)
     nx.draw_networkx_labels(graph, pos, ax=ax, labels={n: n for n in graph}, font_size=9)
     for node, (x, y) in pos.items():  # the message text, under its node
-        text = graph.nodes[node]["label"].split(": ", 1)[1]
         ax.annotate(
-            text,
+            graph.nodes[node]["text"],
             (x, y),
             xytext=(0, -28),
             textcoords="offset points",
@@ -62,7 +59,7 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
             fontsize=7,
             rotation=20,
         )
-    for role, colour in ROLE_COLOURS.items():  # an invisible point per role, for the legend
-        ax.scatter([], [], color=colour, s=80, label=role)
+    for kind, colour in KIND_COLOURS.items():  # an invisible point per kind, for the legend
+        ax.scatter([], [], color=colour, s=80, label=kind)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.set_axis_off()

@@ -1,21 +1,29 @@
-"""The session file: a header line, then one line per message. The only module that touches disk.
+"""The session file: a header line, then one line per entry. The only module that touches disk.
 
-The file is a ledger: lines are only ever appended, never rewritten. `Session.append` is the one
-way to write a message, and `persist_new_messages` is the bridge from the loop's in-memory list
-to the file: it writes what is new since a cursor, so the loop never has to know about disk.
+The file is a ledger: lines are only ever appended, never rewritten. `Session.append_entry` is
+the one way to write an entry, and `persist_new_messages` is the bridge from the loop's
+in-memory list to the file: it writes what is new since a cursor, so the loop never has to know
+about disk. The file is created by the first write, so a run that says nothing leaves nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 import orjson
 
+from entries import Entry, MessageEntry, entry_id
 from messages import Message
 
 SESSION_VERSION = 1
+# The writer refuses a longer line: step 03's reader skips lines over this size (a file that
+# ends in 2 GB of garbage must not take 2 GB of memory), and a program must never write a file
+# it cannot read back.
+MAX_ENTRY_BYTES = 32 * 1024 * 1024
 
 
 class SessionHeader(TypedDict):
@@ -28,40 +36,35 @@ class SessionHeader(TypedDict):
     cwd: str
 
 
-class MessageEntry(TypedDict):
-    """An entry wraps a message. id/parentId are for the file; the model never sees them."""
-
-    type: Literal["message"]
-    id: str
-    parentId: str | None  # the entry this one hangs under, None for the first
-    message: Message
-
-
-SessionEntry = MessageEntry
-
-
 class SessionError(Exception):
-    """A session file cannot be created or read; main.py prints it as one `error:` line."""
+    """A session file cannot be created, read or written; main.py prints it as one line."""
+
+
+@dataclass(frozen=True)
+class SessionReading:
+    """What a read found in a session file."""
+
+    header: SessionHeader
+    entries: list[Entry]  # every entry, in file order
 
 
 class Session:
-    """An open session file that messages are appended to."""
+    """A session file that entries are appended to."""
 
-    def __init__(self, path: Path, header: SessionHeader, last_id: str | None, count: int) -> None:
+    def __init__(self, path: Path, header: SessionHeader) -> None:
         self.path = path
         self.header = header
-        self.last_id = last_id  # the parent of the next entry
-        self.count = count  # entries written so far; the next id is e<count + 1>
+        self.leaf_id: str | None = None  # the entry the next one hangs under
+        self.exists = False  # False until the first write creates the file
+        self._next_number = 1
 
     @classmethod
     def create(
         cls, directory: Path | str, *, session_id: str, created_at: str, cwd: str
     ) -> Session:
-        """Create `directory/<session_id>.jsonl` holding only the header.
-
-        An existing file is an error, never overwritten: old bytes stay a prefix forever.
-        """
-        directory = Path(directory)
+        """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
+        appears with the first entry, so a run that saves nothing leaves no empty session
+        behind."""
         header: SessionHeader = {
             "type": "header",
             "version": SESSION_VERSION,
@@ -69,40 +72,61 @@ class Session:
             "createdAt": created_at,
             "cwd": cwd,
         }
-        path = directory / f"{session_id}.jsonl"
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            reason = error.strerror
-            raise SessionError(f"cannot create session folder {directory}: {reason}") from None
-        try:
-            with path.open("xb") as file:  # "x": fail if it exists
-                file.write(orjson.dumps(header) + b"\n")
-        except FileExistsError:
-            raise SessionError(f"session file already exists: {path}") from None
-        except OSError as error:
-            raise SessionError(f"cannot create session file {path}: {error.strerror}") from None
-        return cls(path, header, last_id=None, count=0)
+        path = Path(directory) / f"{session_id}.jsonl"
+        _encode(path, header)  # refuse now what could never be written
+        return cls(path, header)
 
-    def append(self, message: Message) -> MessageEntry:
-        """Write one message as one line, chaining it under the previous entry."""
-        entry: MessageEntry = {
-            "type": "message",
-            "id": f"e{self.count + 1}",
-            "parentId": self.last_id,
-            "message": message,
-        }
-        # Stop here: one write of one complete line, in append mode. orjson escapes newlines
-        # inside strings, so a message can never break the one-line-per-entry rule.
-        line = orjson.dumps(entry) + b"\n"
+    def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
+        """Append an entry of `kind` as a child of the leaf, then advance the leaf.
+
+        The one way to write: it picks the next id, hangs the entry under the leaf, writes it
+        as one complete line in one write, and only then moves the leaf.
+        """
+        entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
+        # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
+        self._write_line(_encode(self.path, entry))
+        self.leaf_id = entry["id"]
+        return entry
+
+    def append_message(self, message: Message) -> MessageEntry:
+        """Append `message` as a child of the leaf, then advance the leaf."""
+        return cast(MessageEntry, self.append_entry("message", {"message": message}))
+
+    def _new_id(self) -> str:
+        candidate = entry_id(self._next_number)
+        self._next_number += 1
+        return candidate
+
+    def _write_line(self, line: bytes) -> None:
+        if len(line) > MAX_ENTRY_BYTES:
+            raise SessionError(
+                f"cannot write {self.path}: an entry of {len(line):,} bytes is over the "
+                f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
+            )
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+        if not self.exists:  # the first write creates the file, header first
+            line = _encode(self.path, self.header) + line
+            flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
+            _make_folder(self.path.parent)
         try:
-            with self.path.open("ab") as file:
-                file.write(line)
+            fd = os.open(self.path, flags, 0o644)
+        except FileExistsError:
+            raise SessionError(f"session file already exists: {self.path}") from None
+        except FileNotFoundError:
+            # Without O_CREAT a vanished file stays vanished: recreating it here would write
+            # entries without a header, a file no reader accepts.
+            raise SessionError(
+                f"session file {self.path} is gone (deleted during the run?)"
+            ) from None
         except OSError as error:
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
-        self.count += 1
-        self.last_id = entry["id"]
-        return entry
+        try:
+            _write_all(fd, line)
+        except OSError as error:
+            raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
+        finally:
+            os.close(fd)
+        self.exists = True
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
@@ -114,29 +138,48 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
     if not 0 <= persisted <= len(messages):
         raise ValueError(f"cursor {persisted} is outside the {len(messages)} messages")
     for message in messages[persisted:]:
-        session.append(message)
+        session.append_message(message)
     return len(messages)
 
 
-def read_session(path: Path | str) -> tuple[SessionHeader, list[SessionEntry]]:
-    """Read a whole session file strictly (step 03 makes reading tolerant of damage)."""
+def read_session(path: Path | str) -> SessionReading:
+    """Read a whole session file strictly: any damage refuses it (step 03 makes reading
+    tolerant, and the program able to resume)."""
     path = Path(path)
     try:
-        lines = path.read_bytes().splitlines()
+        lines = path.read_bytes().split(b"\n")
     except OSError as error:
         raise SessionError(f"cannot read {path}: {error.strerror}") from None
+    if lines[-1] != b"":
+        raise SessionError(f"{path} does not end in a complete line")
     try:
-        records = [orjson.loads(line) for line in lines]
+        records = [orjson.loads(line) for line in lines[:-1]]
     except orjson.JSONDecodeError as error:
         raise SessionError(f"{path} is not JSON Lines: {error}") from None
     if not records or not isinstance(records[0], dict) or records[0].get("type") != "header":
         raise SessionError(f"{path} does not start with a session header")
-    header: SessionHeader = records[0]
+    header = cast(SessionHeader, records[0])
     if header.get("version") != SESSION_VERSION:
-        raise SessionError(f"{path} has version {header.get('version')}, this step reads 1")
-    entries: list[SessionEntry] = [
-        record
-        for record in records[1:]
-        if isinstance(record, dict) and record.get("type") == "message"  # skip unknown kinds
-    ]
-    return header, entries
+        raise SessionError(f"{path} has version {header.get('version')!r}, this step reads 1")
+    return SessionReading(header, records[1:])
+
+
+def _encode(path: Path, record: Mapping[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(record) + b"\n"
+    except orjson.JSONEncodeError as error:  # e.g. text that is not valid Unicode
+        raise SessionError(f"cannot write {path}: {error}") from None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None

@@ -1,7 +1,8 @@
 """A scripted run of this step: a new session, then a restart with --continue.
 
 Both runs happen in this one process, as a student would do them by hand: the second run knows
-nothing of the first but the file. It finds the file, replays it, aligns the cursor and goes on.
+nothing of the first but the file. It finds the file, walks it from the leaf, aligns the cursor
+and goes on.
 Deterministic (fixed session id and clock, a temporary directory, relative paths), so its output
 is compared byte for byte with expected-output.txt.
 """
@@ -14,11 +15,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
+from commands import Chat  # noqa: E402
+from entries import summarize  # noqa: E402
 from loop import run_turn  # noqa: E402
-from messages import Message, preview, user_text  # noqa: E402
+from messages import user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
 from render import render  # noqa: E402
-from session import Session, find_latest_session, persist_new_messages, read_session  # noqa: E402
+from session import Session, find_latest_session, read_session  # noqa: E402
 from tools import default_tools  # noqa: E402
 
 
@@ -29,22 +32,22 @@ def print_session_table(path: Path, shown_as: str) -> None:
     header = reading.header
     version, session_id, created = header["version"], header["id"], header["createdAt"]
     print(f"  header  version={version} id={session_id} createdAt={created}")
-    print(f"  {'id':<4}{'parent':<8}{'role':<12}text")
-    for entry in reading.entries:  # this step writes only message entries
+    print(f"  {'id':<4}{'parent':<8}{'kind':<12}text")
+    for entry in reading.entries:
         parent = entry["parentId"] or "-"
-        role = entry["message"]["role"]
-        print(f"  {entry['id']:<4}{parent:<8}{role:<12}{preview(entry['message'])}")
+        summary = summarize(entry)
+        print(f"  {entry['id']:<4}{parent:<8}{summary.kind:<12}{summary.text}")
 
 
-def chat(session: Session, messages: list[Message], inputs: list[str], shown_as: str) -> None:
+def talk(chat: Chat, inputs: list[str], shown_as: str) -> None:
     """What main.py does after it has a session: run each turn, persist what is new."""
-    restored = persisted = len(messages)  # the cursor starts where the file ends
     model, tools = ScriptedModel(), default_tools()
     for text in inputs:
         print(f"\nyou> {text}")
-        render(run_turn(model, tools, messages, user_text(text)), sys.stdout)
-        persisted = persist_new_messages(session, messages, persisted)
-    print(f"{persisted - restored} new messages saved to {shown_as} ({persisted} in all)")
+        render(run_turn(model, tools, chat.messages, user_text(text)), sys.stdout)
+        chat.save_new()
+    added = chat.persisted - chat.restored
+    print(f"{added} new messages saved to {shown_as} ({chat.persisted} in all)")
 
 
 def main() -> None:
@@ -59,22 +62,26 @@ def main() -> None:
         )
         shown_as = session.path.relative_to(root).as_posix()
         print(f"session file: {shown_as}")
-        chat(session, [], ["hello", "what is 12*8"], shown_as)
+        talk(Chat(session, [], persisted=0), ["hello", "what is 12*8"], shown_as)
         print()
         print_session_table(session.path, shown_as)
         first_run = session.path.read_bytes()
         del session  # the process ends: nothing in memory survives, only the file
 
         print("\n=== run 2: python main.py --continue ===")
-        latest, passed_over = find_latest_session(folder)
-        assert latest is not None and not passed_over
-        session, messages, skipped = Session.open(latest)
+        latest = find_latest_session(folder)
+        assert latest.path is not None and not latest.passed_over
+        resumed = Session.open(latest.path)
+        messages = resumed.context.messages
+        session = resumed.session
         print(f"session file: {shown_as} (resumed: {len(messages)} messages restored)")
-        print(f"  roles: {', '.join(message['role'] for message in messages)}")
-        print(f"  damaged lines skipped: {skipped}")
-        next_id, parent = f"e{session.last_number + 1}", session.last_id
-        print(f"  next entry {next_id} under {parent}; cursor {len(messages)}: all already saved")
-        chat(session, messages, ["what was the result"], shown_as)
+        print(
+            f"  the path from the leaf {session.leaf_id}: {', '.join(m['role'] for m in messages)}"
+        )
+        print(f"  damaged lines skipped: {resumed.skipped}")
+        print(f"  new entries hang under {session.leaf_id}; cursor {len(messages)}: all saved")
+        chat = Chat(session, messages, persisted=len(messages), restored=len(messages))
+        talk(chat, ["what was the result"], shown_as)
         print()
         print_session_table(session.path, shown_as)
         unchanged = session.path.read_bytes().startswith(first_run)

@@ -22,8 +22,17 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
         persisted = persist_new_messages(session, messages, persisted)
     graph = entry_graph(session.path)
     assert list(graph.edges) == [(f"e{n}", f"e{n + 1}") for n in range(1, 6)]
-    assert graph.nodes["e5"]["role"] == "toolResult"
+    assert graph.nodes["e5"]["kind"] == "toolResult"
     text = network_text(graph)
     assert text.splitlines()[0] == "╙── e1 user: hello"
     assert "e5 toolResult: 96" in text
     assert len(text.splitlines()) == 6
+
+
+def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_message(user_text("hello"))
+    session.append_entry("x_lab_test_kind", {"anything": 1})
+    graph = entry_graph(session.path)
+    assert list(graph.edges) == [("e1", "e2")]
+    assert graph.nodes["e2"]["label"] == "e2 x_lab_test_kind (a kind this step does not know)"

@@ -91,7 +91,7 @@ def test_a_turn_runs_with_the_disk_and_the_session_forbidden(
 
     monkeypatch.setattr(builtins, "open", forbidden)
     monkeypatch.setattr(Path, "open", forbidden)
-    monkeypatch.setattr(session.Session, "append", forbidden)
+    monkeypatch.setattr(session.Session, "append_entry", forbidden)
     monkeypatch.setattr(session, "persist_new_messages", forbidden)
     messages: list[Message] = []
     turn(messages, "hello")

@@ -10,7 +10,14 @@ import pytest
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
-from session import SESSION_VERSION, Session, SessionError, persist_new_messages, read_session
+from session import (
+    MAX_ENTRY_BYTES,
+    SESSION_VERSION,
+    Session,
+    SessionError,
+    persist_new_messages,
+    read_session,
+)
 from tools import default_tools
 
 
@@ -29,22 +36,56 @@ def lines_of(session: Session) -> list[dict]:
     return [orjson.loads(line) for line in session.path.read_bytes().splitlines()]
 
 
-def test_create_writes_only_the_header(tmp_path: Path) -> None:
+def test_create_writes_nothing_until_the_first_entry(tmp_path: Path) -> None:
     session = new_session(tmp_path / "sessions")
     assert session.path == tmp_path / "sessions" / "t.jsonl"
+    assert not (tmp_path / "sessions").exists() and not session.exists
+    session.append_message(user_text("hi"))
     assert session.path.read_bytes() == (
         b'{"type":"header","version":1,"id":"t","createdAt":"2026-01-01T00:00:00Z",'
         b'"cwd":"/somewhere"}\n'
+        b'{"type":"message","id":"e1","parentId":null,"message":'
+        b'{"role":"user","content":[{"type":"text","text":"hi"}]}}\n'
     )
     assert SESSION_VERSION == 1
 
 
+def test_one_write_path_ids_parents_and_the_leaf(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    first = session.append_message(user_text("one"))
+    other = session.append_entry("x_lab_test_kind", {"note": "any kind goes through here"})
+    second = session.append_message(user_text("two"))
+    assert [first["id"], other["id"], second["id"]] == ["e1", "e2", "e3"]
+    assert [first["parentId"], other["parentId"], second["parentId"]] == [None, "e1", "e2"]
+    assert session.leaf_id == "e3"
+    assert list(lines_of(session)[2]) == ["type", "id", "parentId", "note"]
+
+
+def test_an_entry_too_long_to_read_back_is_never_written(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    session.append_message(user_text("fine"))
+    before = session.path.read_bytes()
+    with pytest.raises(SessionError, match="limit a reader accepts"):
+        session.append_message(user_text("x" * (MAX_ENTRY_BYTES + 1)))
+    assert session.path.read_bytes() == before and session.leaf_id == "e1"
+
+
+def test_a_session_file_deleted_during_the_run_is_not_recreated(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    session.append_message(user_text("one"))
+    session.path.unlink()
+    with pytest.raises(SessionError, match="is gone"):
+        session.append_message(user_text("two"))
+    assert not session.path.exists()  # a file without its header would be unreadable
+
+
 def test_create_never_overwrites_an_existing_file(tmp_path: Path) -> None:
     session = new_session(tmp_path)
-    session.append(user_text("keep me"))
+    session.append_message(user_text("keep me"))
     before = session.path.read_bytes()
+    same_name = new_session(tmp_path)  # nothing is written yet...
     with pytest.raises(SessionError, match="already exists"):
-        new_session(tmp_path)
+        same_name.append_message(user_text("overwrite?"))  # ...and the first write refuses
     assert session.path.read_bytes() == before
 
 
@@ -103,7 +144,8 @@ def test_ids_are_unique_and_each_parent_is_the_previous_entry(tmp_path: Path) ->
     for text in ["hello", "what is 12*8", "what was the result"]:
         run(messages, text)
         persisted = persist_new_messages(session, messages, persisted)
-    header, entries = read_session(session.path)
+    reading = read_session(session.path)
+    header, entries = reading.header, reading.entries
     ids = [entry["id"] for entry in entries]
     assert len(ids) == len(set(ids)) == 8
     assert [entry["parentId"] for entry in entries] == [None, *ids[:-1]]
@@ -113,11 +155,11 @@ def test_ids_are_unique_and_each_parent_is_the_previous_entry(tmp_path: Path) ->
 def test_awkward_text_stays_on_one_line_and_round_trips(tmp_path: Path) -> None:
     session = new_session(tmp_path)
     awkward = 'line one\nline two\r\n"quoted" \\ back\tslash — ünïcödé 你好 🙂 \u2028 end'
-    session.append(user_text(awkward))
+    session.append_message(user_text(awkward))
     raw = session.path.read_bytes()
     assert raw.count(b"\n") == 2  # header + one entry, each ending in \n
     assert "你好".encode() in raw  # stored as UTF-8, not \u escapes
-    _, [entry] = read_session(session.path)
+    [entry] = read_session(session.path).entries
     assert entry["message"] == user_text(awkward)
 
 
@@ -125,7 +167,7 @@ def test_appending_only_adds_bytes_at_the_end(tmp_path: Path) -> None:
     session = new_session(tmp_path)
     messages: list[Message] = []
     persisted = 0
-    snapshots = [session.path.read_bytes()]
+    snapshots = [b""]
     for text in ["hello", "what is 12*8"]:
         run(messages, text)
         persisted = persist_new_messages(session, messages, persisted)
@@ -149,4 +191,4 @@ def test_a_cursor_past_the_end_is_refused(tmp_path: Path) -> None:
     session = new_session(tmp_path)
     with pytest.raises(ValueError, match="cursor 3"):
         persist_new_messages(session, [user_text("one")], 3)
-    assert len(lines_of(session)) == 1
+    assert not session.path.exists()

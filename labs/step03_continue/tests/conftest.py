@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,13 @@ from tools import default_tools  # noqa: E402
 RunMain = Callable[..., subprocess.CompletedProcess[bytes]]
 
 
-def save_conversation(directory: Path, name: str, inputs: list[str]) -> tuple[Path, list[Message]]:
+@dataclass(frozen=True)
+class Saved:
+    path: Path
+    messages: list[Message]
+
+
+def save_conversation(directory: Path, name: str, inputs: list[str]) -> Saved:
     """What a first run of main.py leaves behind: a session file holding these turns."""
     session = Session.create(
         directory, session_id=name, created_at="2026-01-01T00:00:00Z", cwd=str(directory)
@@ -36,11 +43,11 @@ def save_conversation(directory: Path, name: str, inputs: list[str]) -> tuple[Pa
         for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text(text)):
             pass
         persisted = persist_new_messages(session, messages, persisted)
-    return session.path, messages
+    return Saved(session.path, messages)
 
 
 @pytest.fixture
-def saved(tmp_path: Path) -> tuple[Path, list[Message]]:
+def saved(tmp_path: Path) -> Saved:
     """.sessions/first.jsonl after `hello` and `what is 12*8`: a header and 6 messages."""
     return save_conversation(tmp_path / ".sessions", "first", ["hello", "what is 12*8"])
 

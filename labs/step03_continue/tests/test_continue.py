@@ -6,12 +6,20 @@ import os
 from pathlib import Path
 
 import orjson
-from conftest import RunMain, save_conversation
+import pytest
+from conftest import RunMain, Saved, save_conversation
 
 from loop import run_turn
 from messages import Message, text_of, user_text
 from model import ScriptedModel
-from session import Session, find_latest_session, persist_new_messages, read_session
+from session import (
+    LatestSession,
+    Session,
+    SessionError,
+    find_latest_session,
+    persist_new_messages,
+    read_session,
+)
 from tools import Tool, default_tools
 
 
@@ -21,26 +29,27 @@ def run(messages: list[Message], text: str, tools: dict[str, Tool] | None = None
 
 
 def test_open_replays_the_conversation_and_restores_the_pointers(
-    saved: tuple[Path, list[Message]],
+    saved: Saved,
 ) -> None:
-    path, original = saved
-    session, messages, skipped = Session.open(path)
-    assert messages == original
+    resumed = Session.open(saved.path)
+    messages, session = resumed.context.messages, resumed.session
+    assert messages == saved.messages
     assert [m["role"] for m in messages] == [
         "user", "assistant", "user", "assistant", "toolResult", "assistant",
     ]  # fmt: skip
-    assert skipped == 0
-    assert (session.last_id, session.last_number, session.needs_newline) == ("e6", 6, False)
+    assert resumed.skipped == 0 and resumed.context.chain_break is None
+    assert (session.leaf_id, session.needs_newline, session.exists) == ("e6", False, True)
     assert session.header["id"] == "first"
 
 
-def test_a_resumed_append_continues_the_chain(saved: tuple[Path, list[Message]]) -> None:
-    path, _ = saved
+def test_a_resumed_append_continues_the_chain(saved: Saved) -> None:
+    path = saved.path
     before = path.read_bytes()
-    session, messages, _ = Session.open(path)
+    resumed = Session.open(path)
+    messages = resumed.context.messages
     run(messages, "what was the result")
     assert text_of(messages[-1]) == "The last result was 96 (12*8)."
-    persist_new_messages(session, messages, len(messages) - 2)
+    persist_new_messages(resumed.session, messages, len(messages) - 2)
     after = path.read_bytes()
     assert after.startswith(before)
     entries = read_session(path).entries
@@ -48,29 +57,33 @@ def test_a_resumed_append_continues_the_chain(saved: tuple[Path, list[Message]])
     assert [e["parentId"] for e in entries[-2:]] == ["e6", "e7"]
 
 
-def test_tools_are_not_run_again_on_resume(saved: tuple[Path, list[Message]]) -> None:
-    path, _ = saved
+def test_tools_are_not_run_again_on_resume(saved: Saved) -> None:
     calls: list[dict] = []
     calc = default_tools()["calc"]
-    counting = {"calc": Tool(calc.name, calc.description, calc.parameters, calls.append)}
-    _, messages, _ = Session.open(path)
-    run(messages, "what was the result", counting)
-    assert calls == []  # the 96 came from the toolResult in the file
-    assert "96" in text_of(messages[-1])
+
+    def counting_calc(arguments: dict) -> str:
+        calls.append(arguments)
+        return calc.run(arguments)
+
+    tools = {"calc": Tool(calc.name, calc.description, calc.parameters, counting_calc)}
+    messages = Session.open(saved.path).context.messages
+    run(messages, "what was the result", tools)
+    assert calls == []  # the 96 came from the toolResult in the file, not from running calc
+    assert text_of(messages[-1]) == "The last result was 96 (12*8)."
+    run(messages, "what is 2+3", tools)  # the counter is live: a new question does run calc
+    assert calls == [{"expression": "2+3"}]
 
 
-def test_a_forgotten_cursor_doubles_the_history(saved: tuple[Path, list[Message]]) -> None:
+def test_a_forgotten_cursor_doubles_the_history(saved: Saved) -> None:
     """The classic mistake, kept as a test so the right way cannot pass by accident."""
-    path, _ = saved
-    session, messages, _ = Session.open(path)
-    persist_new_messages(session, messages, 0)  # wrong: these 6 are already in the file
-    assert len(Session.open(path).messages) == 12
+    resumed = Session.open(saved.path)
+    messages = resumed.context.messages
+    persist_new_messages(resumed.session, messages, 0)  # wrong: these 6 are already in the file
+    assert len(Session.open(saved.path).context.messages) == 12
 
 
-def test_resume_and_exit_leaves_the_file_byte_identical(
-    saved: tuple[Path, list[Message]], run_main: RunMain
-) -> None:
-    path, _ = saved
+def test_resume_and_exit_leaves_the_file_byte_identical(saved: Saved, run_main: RunMain) -> None:
+    path = saved.path
     before = path.read_bytes()
     for stdin in ["", "/exit\n", "\n\n/exit\n"]:
         done = run_main(stdin, "--continue")
@@ -83,9 +96,9 @@ def test_resume_and_exit_leaves_the_file_byte_identical(
 
 
 def test_a_fresh_session_cannot_recall_what_a_resumed_one_can(
-    saved: tuple[Path, list[Message]], run_main: RunMain
+    saved: Saved, run_main: RunMain
 ) -> None:
-    path, _ = saved
+    path = saved.path
     resumed = run_main("what was the result\n", "--continue")
     assert resumed.returncode == 0, resumed.stderr
     lines = resumed.stdout.decode().splitlines()
@@ -100,10 +113,8 @@ def test_a_fresh_session_cannot_recall_what_a_resumed_one_can(
     assert len(list(path.parent.glob("*.jsonl"))) == 2
 
 
-def test_resuming_twice_keeps_ids_unique_and_chained(
-    saved: tuple[Path, list[Message]], run_main: RunMain
-) -> None:
-    path, _ = saved
+def test_resuming_twice_keeps_ids_unique_and_chained(saved: Saved, run_main: RunMain) -> None:
+    path = saved.path
     snapshots = [path.read_bytes()]
     for text in ["what was the result", "what is 2+3"]:
         assert run_main(text + "\n", "--continue").returncode == 0
@@ -132,57 +143,78 @@ def age(path: Path, seconds_ago: int) -> None:
 
 
 def test_the_most_recently_modified_session_wins(tmp_path: Path) -> None:
-    older, _ = save_conversation(tmp_path, "b-older", ["hello"])
-    newer, _ = save_conversation(tmp_path, "a-newer", ["what is 1+1"])
+    older = save_conversation(tmp_path, "b-older", ["hello"]).path
+    newer = save_conversation(tmp_path, "a-newer", ["what is 1+1"]).path
     age(older, 100)
     age(newer, 10)
-    assert find_latest_session(tmp_path) == (newer, [])
+    assert find_latest_session(tmp_path) == LatestSession(newer, [])
     age(older, 1)  # appending to a session makes it the latest again
-    assert find_latest_session(tmp_path) == (older, [])
+    assert find_latest_session(tmp_path) == LatestSession(older, [])
 
 
 def test_a_tie_goes_to_the_later_name(tmp_path: Path) -> None:
-    first, _ = save_conversation(tmp_path, "20260101T000000Z-aaaaaa", ["hello"])
-    second, _ = save_conversation(tmp_path, "20260101T000000Z-bbbbbb", ["hello"])
+    first = save_conversation(tmp_path, "20260101T000000Z-aaaaaa", ["hello"]).path
+    second = save_conversation(tmp_path, "20260101T000000Z-bbbbbb", ["hello"]).path
     age(first, 5)
     age(second, 5)
-    assert find_latest_session(tmp_path) == (second, [])
+    assert find_latest_session(tmp_path) == LatestSession(second, [])
 
 
 def test_unusable_files_are_passed_over_each_with_its_reason(tmp_path: Path) -> None:
-    good, _ = save_conversation(tmp_path, "good", ["hello"])
+    good = save_conversation(tmp_path, "good", ["hello"]).path
     future = tmp_path / "future.jsonl"
     future.write_bytes(b'{"type":"header","version":2,"id":"future"}\n')
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
+    header_only = tmp_path / "header-only.jsonl"  # an older version's run that said nothing
+    header_only.write_bytes(good.read_bytes().split(b"\n")[0] + b"\n")
     notes = tmp_path / "notes.txt"  # not *.jsonl: not even a candidate
     notes.write_text("hello\n", encoding="utf-8")
-    (tmp_path / "folder.jsonl").mkdir()  # not a regular file: not a candidate either
-    for path, seconds_ago in [(good, 30), (future, 20), (empty, 10), (notes, 1)]:
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # opening it for reading would block forever
+    dangling = tmp_path / "gone.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere.jsonl")
+    ages = [(good, 60), (future, 50), (empty, 40), (header_only, 30), (folder, 20), (fifo, 10)]
+    for path, seconds_ago in [*ages, (notes, 1)]:
         age(path, seconds_ago)
-    latest, passed_over = find_latest_session(tmp_path)
-    assert latest == good
-    assert [str(error) for error in passed_over] == [
+    os.utime(dangling, (1_800_000_000 - 5,) * 2, follow_symlinks=False)
+    latest = find_latest_session(tmp_path)
+    assert latest.path == good
+    assert [str(error) for error in latest.passed_over] == [
+        f"{dangling}: cannot read: No such file or directory",
+        f"{fifo}: not a session (not a regular file)",
+        f"{folder}: not a session (a folder)",
+        f"{header_only}: holds no message",
         f"{empty}: not a session (empty file)",
         f"{future}: unsupported version 2 (this program reads version 1)",
     ]
 
 
 def test_a_missing_folder_has_no_session_and_is_no_error(tmp_path: Path) -> None:
-    assert find_latest_session(tmp_path / "nowhere") == (None, [])
+    assert find_latest_session(tmp_path / "nowhere") == LatestSession(None, [])
+
+
+def test_a_folder_that_cannot_be_listed_is_an_error_not_an_empty_folder(tmp_path: Path) -> None:
+    with pytest.raises(SessionError, match="not a folder"):
+        find_latest_session(save_conversation(tmp_path, "s", ["hello"]).path)
+    with pytest.raises(SessionError, match="File name too long"):
+        find_latest_session(tmp_path / ("x" * 300))
 
 
 def test_a_folder_of_only_unusable_files_has_no_session(tmp_path: Path) -> None:
     (tmp_path / "x.jsonl").write_bytes(b"hello\n")
-    latest, [error] = find_latest_session(tmp_path)
-    assert latest is None
+    latest = find_latest_session(tmp_path)
+    [error] = latest.passed_over
+    assert latest.path is None
     assert error.reason == "not a session (no header line)"
 
 
 def test_main_warns_about_a_newer_unusable_file_and_resumes_the_good_one(
-    saved: tuple[Path, list[Message]], run_main: RunMain
+    saved: Saved, run_main: RunMain
 ) -> None:
-    path, _ = saved
+    path = saved.path
     future = path.with_name("newer.jsonl")
     future.write_bytes(b'{"type":"header","version":2,"id":"newer","cwd":"/"}\n')
     age(path, 60)

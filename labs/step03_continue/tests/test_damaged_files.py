@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import RunMain
+from conftest import RunMain, Saved
 
 from messages import Message, user_text
 from session import Session, UnusableSessionFile, read_session
@@ -29,8 +29,7 @@ def append_entry(message: Message) -> Callable[[Path], None]:
     """Damage that is not damage: a well-formed entry, written the normal way."""
 
     def write(path: Path) -> None:
-        session, _, _ = Session.open(path)
-        session.append(message)
+        Session.open(path).session.append_message(message)
 
     return write
 
@@ -39,6 +38,14 @@ def insert_after_line(number: int, *lines: bytes) -> Callable[[Path], None]:
     def write(path: Path) -> None:
         old = path.read_bytes().split(b"\n")
         path.write_bytes(b"\n".join([*old[:number], *lines, *old[number:]]))
+
+    return write
+
+
+def replace_line(number: int, line: bytes) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        old = path.read_bytes().split(b"\n")
+        path.write_bytes(b"\n".join([*old[:number], line, *old[number + 1 :]]))
 
     return write
 
@@ -60,6 +67,7 @@ class Case:
     roles: list[str]  # of the messages restored
     skipped: int
     last_text: str | None = None  # the last restored message's text, when it matters
+    chain_break: str | None = None  # where the walk from the leaf stops, when it does
 
 
 CASES = {
@@ -85,6 +93,37 @@ CASES = {
         SIX_ROLES,
         0,
     ),
+    "a repeated id": Case(
+        insert_after_line(
+            4,
+            b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user","content":[]}}',
+        ),
+        SIX_ROLES,
+        1,
+    ),
+    "a line over the 32 MiB limit": Case(
+        insert_after_line(3, b'{"type":"message","id":"e30","note":"' + b"x" * 33_554_432 + b'"}'),
+        SIX_ROLES,
+        1,
+    ),
+    "a middle line damaged (the chain breaks)": Case(
+        replace_line(3, b'{"type":"message","id":"e3","parentId":"e2","mess'),
+        ["assistant", "toolResult", "assistant"],
+        1,
+        chain_break="e4 hangs under e3, which is not in the file; the conversation starts at e4",
+    ),
+    "a parent cycle": Case(
+        replace_line(
+            1,
+            b'{"type":"message","id":"e1","parentId":"e6","message":'
+            b'{"role":"user","content":[{"type":"text","text":"hello"}]}}',
+        ),
+        SIX_ROLES,
+        0,
+        chain_break=(
+            "e1 hangs under e6, which is already on the path; the conversation starts at e1"
+        ),
+    ),
     "a huge line (5 MB)": Case(append_entry(user_text(HUGE)), [*SIX_ROLES, "user"], 0, HUGE),
     "U+2028 and friends in a message": Case(
         append_entry(user_text(AWKWARD)), [*SIX_ROLES, "user"], 0, AWKWARD
@@ -93,22 +132,28 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_the_reader_restores_what_is_intact(name: str, saved: tuple[Path, list[Message]]) -> None:
-    path, _ = saved
+def test_the_reader_restores_what_is_intact(name: str, saved: Saved) -> None:
+    path = saved.path
     case = CASES[name]
     case.damage(path)
-    _, messages, skipped = Session.open(path)
+    resumed = Session.open(path)
+    messages = resumed.context.messages
     assert [m["role"] for m in messages] == case.roles
-    assert skipped == case.skipped
+    assert resumed.skipped == case.skipped
+    chain_break = resumed.context.chain_break
+    if case.chain_break is None:
+        assert chain_break is None
+    else:
+        assert chain_break is not None and case.chain_break.startswith(str(chain_break))
     if case.last_text is not None:
         assert messages[-1]["content"][0]["text"] == case.last_text
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_main_continues_with_at_most_one_warning(
-    name: str, saved: tuple[Path, list[Message]], run_main: RunMain
+    name: str, saved: Saved, run_main: RunMain
 ) -> None:
-    path, _ = saved
+    path = saved.path
     case = CASES[name]
     case.damage(path)
     before = path.read_bytes()
@@ -119,33 +164,38 @@ def test_main_continues_with_at_most_one_warning(
     assert done.returncode == 0, stderr
     assert "Traceback" not in stderr
     shown = Path(".sessions", "first.jsonl")
+    expected = []
     if case.skipped:
         lines = "line" if case.skipped == 1 else "lines"
-        assert stderr == f"warning: skipped {case.skipped} damaged {lines} in {shown}\n"
-    else:
-        assert stderr == ""
+        expected.append(f"warning: skipped {case.skipped} damaged {lines} in {shown}")
+    if case.chain_break:
+        expected.append(f"warning: {shown}: {case.chain_break}")
+    assert stderr.splitlines() == expected
     out = done.stdout.decode()
     assert f"(resumed: {len(case.roles)} messages restored)" in out
     assert "assistant> The last result was 96 (12*8)." in out
     assert path.read_bytes().startswith(before)  # the old bytes are a prefix of the new
 
-    reading = read_session(path)  # and reading again finds all of it, plus the new turn
-    assert [m["role"] for m in reading.messages] == [*case.roles, "user", "assistant"]
-    assert reading.skipped == case.skipped
-    assert not reading.needs_newline
-    ids = [entry["id"] for entry in reading.entries]
+    resumed = Session.open(path)  # and reading again finds all of it, plus the new turn
+    roles = [m["role"] for m in resumed.context.messages]
+    assert roles == [*case.roles, "user", "assistant"]
+    assert resumed.skipped == case.skipped
+    assert not resumed.session.needs_newline
+    entries = read_session(path).entries
+    ids = [entry["id"] for entry in entries]
     assert len(ids) == len(set(ids))
-    assert reading.entries[-2]["parentId"] == reading.entries[-3]["id"]
+    assert entries[-2]["parentId"] == entries[-3]["id"]
 
 
-def test_a_torn_last_line_is_ended_never_glued_onto(saved: tuple[Path, list[Message]]) -> None:
-    path, _ = saved
+def test_a_torn_last_line_is_ended_never_glued_onto(saved: Saved) -> None:
+    path = saved.path
     add_at_end(TORN)(path)
     before = path.read_bytes()
-    session, _, skipped = Session.open(path)
-    assert skipped == 1 and session.needs_newline
-    session.append(user_text("after the crash"))
-    session.append(user_text("and once more"))
+    resumed = Session.open(path)
+    session = resumed.session
+    assert resumed.skipped == 1 and session.needs_newline
+    session.append_message(user_text("after the crash"))
+    session.append_message(user_text("and once more"))
     after = path.read_bytes()
     assert after.startswith(before)
     new_lines = after[len(before) :].split(b"\n")
@@ -155,32 +205,63 @@ def test_a_torn_last_line_is_ended_never_glued_onto(saved: tuple[Path, list[Mess
 
 
 def test_a_complete_last_line_without_its_newline_is_kept(
-    saved: tuple[Path, list[Message]],
+    saved: Saved,
 ) -> None:
-    path, _ = saved
+    path = saved.path
     path.write_bytes(path.read_bytes().rstrip(b"\n"))  # as if the \n alone was lost
-    session, messages, skipped = Session.open(path)
-    assert (len(messages), skipped, session.needs_newline) == (6, 0, True)
-    session.append(user_text("next"))
-    assert len(read_session(path).messages) == 7
+    resumed = Session.open(path)
+    assert (len(resumed.context.messages), resumed.skipped) == (6, 0)
+    assert resumed.session.needs_newline
+    resumed.session.append_message(user_text("next"))
+    assert len(Session.open(path).context.messages) == 7
 
 
 def test_an_unknown_kind_still_counts_for_ids_and_parents(
-    saved: tuple[Path, list[Message]],
+    saved: Saved,
 ) -> None:
-    path, _ = saved
-    add_at_end(b'{"type":"modelChange","id":"e7","parentId":"e6","model":"x"}\n')(path)
-    session, _, _ = Session.open(path)
-    entry = session.append(user_text("hello again"))
+    path = saved.path
+    add_at_end(b'{"type":"x_lab_test_kind","id":"e7","parentId":"e6","model":"x"}\n')(path)
+    resumed = Session.open(path)
+    assert resumed.session.leaf_id == "e7"  # the leaf is the last usable entry, of any kind
+    entry = resumed.session.append_message(user_text("hello again"))
     assert (entry["id"], entry["parentId"]) == ("e8", "e7")
+    assert len(Session.open(path).context.messages) == 7  # e8 -> e7 -> e6 ...: one path
 
 
-def test_the_next_id_is_past_every_id_in_the_file(saved: tuple[Path, list[Message]]) -> None:
-    path, _ = saved
+def test_the_next_id_is_past_every_id_in_the_file(saved: Saved) -> None:
+    path = saved.path
     add_at_end(b"garbage\n\n")(path)  # 8 lines of entries... but ids, not lines, decide
-    session, _, skipped = Session.open(path)
-    assert skipped == 2
-    assert session.append(user_text("x"))["id"] == "e7"
+    resumed = Session.open(path)
+    assert resumed.skipped == 2
+    assert resumed.session.append_message(user_text("x"))["id"] == "e7"
+
+
+def test_ids_of_any_shape_are_data_not_numbers(saved: Saved) -> None:
+    """An id with thousands of digits is never handed to int(); ids stay unique anyway."""
+    path = saved.path
+    giant = "e" + "9" * 5000
+    add_at_end(
+        b'{"type":"x_lab_test_kind","id":"%s","parentId":"e6"}\n' % giant.encode()
+        + b'{"type":"x_lab_test_kind","id":"e7","parentId":"%s"}\n' % giant.encode()
+        + b'{"type":"x_lab_test_kind","id":"e08","parentId":"e7"}\n'
+    )(path)
+    resumed = Session.open(path)
+    assert len(resumed.context.messages) == 6
+    ids = [resumed.session.append_message(user_text(t))["id"] for t in "ab"]
+    assert ids == ["e8", "e9"]  # e08 is another id than e8: it is data, compared as text
+
+
+def test_the_conversation_is_the_path_from_the_leaf_not_the_file_order(saved: Saved) -> None:
+    """e7 hangs under e2: the question about 12*8 (e3..e6) is a branch the leaf is not on."""
+    path = saved.path
+    add_at_end(
+        b'{"type":"message","id":"e7","parentId":"e2","message":'
+        b'{"role":"user","content":[{"type":"text","text":"what was the result"}]}}\n'
+    )(path)
+    resumed = Session.open(path)
+    texts = [m["content"][0]["text"] for m in resumed.context.messages]
+    assert texts[0] == "hello" and texts[-1] == "what was the result"
+    assert len(texts) == 3 and not any("96" in text for text in texts)
 
 
 REFUSED = {
@@ -195,6 +276,30 @@ REFUSED = {
     "header without a version": (
         b'{"type":"header","id":"x"}\n',
         "not a session (the header has no version)",
+    ),
+    "version 1.0": (
+        b'{"type":"header","version":1.0,"id":"x","createdAt":"","cwd":"/"}\n',
+        "not a session (the header's version 1.0 is not an integer)",
+    ),
+    "version true": (
+        b'{"type":"header","version":true,"id":"x","createdAt":"","cwd":"/"}\n',
+        "not a session (the header's version true is not an integer)",
+    ),
+    'version "1"': (
+        b'{"type":"header","version":"1","id":"x","createdAt":"","cwd":"/"}\n',
+        'not a session (the header\'s version "1" is not an integer)',
+    ),
+    "a huge version, as written": (
+        b'{"type":"header","version":123456789012345678901234567890,"id":"x"}\n',
+        "not a session (the header's version 123456789012345678901234567890 is not an integer)",
+    ),
+    "header without an id": (
+        b'{"type":"header","version":1,"createdAt":"","cwd":"/"}\n',
+        "not a session (the header's id is not a string)",
+    ),
+    "header whose cwd is not a string": (
+        b'{"type":"header","version":1,"id":"x","createdAt":"","cwd":7}\n',
+        "not a session (the header's cwd is not a string)",
     ),
     "future version": (
         b'{"type":"header","version":2,"id":"x","createdAt":"","cwd":"/"}\n',

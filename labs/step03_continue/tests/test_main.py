@@ -82,19 +82,6 @@ def test_unusable_session_dir_is_one_error_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_input_that_is_not_utf8_is_one_error_line(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py")],
-        cwd=tmp_path,
-        input=b"hello\n\xff\xfe broken\n",
-        capture_output=True,
-        timeout=30,
-    )
-    assert done.returncode == 1
-    assert done.stderr.decode().startswith("error:")
-    assert b"Traceback" not in done.stderr
-
-
 def test_unknown_option_is_one_error_line(tmp_path: Path) -> None:
     done = run_main(tmp_path, "", "--bogus")
     assert done.returncode == 1
