@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import Message, preview
+from messages import Message, preview, printable
 
 
 class MessageEntry(TypedDict):
@@ -56,4 +56,4 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
         case "message":
             return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
         case other:
-            return EntrySummary(other, "", False)
+            return EntrySummary(printable(other), "", False)

@@ -12,6 +12,7 @@ import networkx as nx
 from matplotlib.axes import Axes
 
 from entries import summarize
+from messages import printable
 from session import read_session
 
 KIND_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}
@@ -23,7 +24,7 @@ def entry_graph(path: Path) -> nx.DiGraph:
     graph = nx.DiGraph()
     for entry in read_session(path).entries:
         summary = summarize(entry, 34)
-        label = f"{entry['id']} {summary.kind}"
+        label = f"{printable(entry['id'])} {summary.kind}"
         label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
         graph.add_node(entry["id"], kind=summary.kind, text=summary.text, label=label)
         if entry["parentId"] is not None:
@@ -47,7 +48,8 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
     colours = [KIND_COLOURS.get(graph.nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colours, node_size=900)
     nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=15, node_size=900)
-    nx.draw_networkx_labels(graph, pos, ax=ax, labels={n: n for n in graph}, font_size=9)
+    labels = {n: _plain(printable(n)) for n in graph}
+    nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
     for node, (x, y) in pos.items():  # the message text, under its node
         ax.annotate(
             graph.nodes[node]["text"],
@@ -58,8 +60,14 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
             va="top",
             fontsize=7,
             rotation=20,
+            parse_math=False,
         )
     for kind, colour in KIND_COLOURS.items():  # an invisible point per kind, for the legend
         ax.scatter([], [], color=colour, s=80, label=kind)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.set_axis_off()
+
+
+def _plain(text: str) -> str:
+    """Matplotlib reads $...$ as mathematics (and raises on bad TeX): show a $ as a $."""
+    return text.replace("$", r"\$")

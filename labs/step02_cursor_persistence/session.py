@@ -161,7 +161,51 @@ def read_session(path: Path | str) -> SessionReading:
     header = cast(SessionHeader, records[0])
     if header.get("version") != SESSION_VERSION:
         raise SessionError(f"{path} has version {header.get('version')!r}, this step reads 1")
+    for number, record in enumerate(records[1:], start=2):
+        if not _is_entry(record):
+            raise SessionError(f"{path}: line {number} is not an entry this step can show")
     return SessionReading(header, records[1:])
+
+
+def _is_entry(record: object) -> bool:
+    """A dict with a string type and id, a parentId that is a string or null, and, for a
+    message entry, a message the model and the renderer can use without crashing."""
+    if not isinstance(record, dict):
+        return False
+    kind, parent = record.get("type"), record.get("parentId")
+    if not isinstance(kind, str) or not isinstance(record.get("id"), str):
+        return False
+    if parent is not None and not isinstance(parent, str):
+        return False
+    return kind != "message" or _is_message(record.get("message"))
+
+
+def _is_message(value: object) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("content"), list):
+        return False
+    for block in value["content"]:
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            return False
+        if block["type"] == "text" and not isinstance(block.get("text"), str):
+            return False
+        if block["type"] == "toolCall" and not (
+            isinstance(block.get("id"), str)
+            and isinstance(block.get("name"), str)
+            and isinstance(block.get("arguments"), dict)
+        ):
+            return False
+    match value.get("role"):
+        case "user":
+            return True
+        case "assistant":
+            return value.get("stopReason") in ("stop", "toolUse")
+        case "toolResult":
+            return (
+                isinstance(value.get("toolCallId"), str)
+                and isinstance(value.get("toolName"), str)
+                and isinstance(value.get("isError"), bool)
+            )
+    return False
 
 
 def _encode(path: Path, record: Mapping[str, Any]) -> bytes:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import Message, preview
+from messages import Message, preview, printable
 
 
 class MessageEntry(TypedDict):
@@ -141,4 +141,4 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
         case "message":
             return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
         case other:
-            return EntrySummary(other, "", False)
+            return EntrySummary(printable(other), "", False)

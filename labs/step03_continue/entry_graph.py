@@ -14,6 +14,7 @@ import networkx as nx
 from matplotlib.axes import Axes
 
 from entries import path_to_leaf, summarize
+from messages import printable
 from session import read_session
 
 KIND_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}
@@ -32,7 +33,7 @@ def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
     graph = nx.DiGraph(leaf=leaf)
     for entry_id, entry in by_id.items():
         summary = summarize(entry, 34)
-        label = f"{entry_id} {summary.kind}"
+        label = f"{printable(entry_id)} {summary.kind}"
         label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
         was_restored = entry_id in restored
         label += " (restored)" if was_restored else ""
@@ -94,7 +95,7 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
         nx.draw_networkx_edges(
             graph, pos, edgelist=edges, ax=ax, style=style, arrows=True, arrowsize=15, node_size=900
         )
-    labels = {n: n + ("*" if nodes[n]["leaf"] else "") for n in graph}
+    labels = {n: _plain(printable(n)) + ("*" if nodes[n]["leaf"] else "") for n in graph}
     nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
     for node, (x, y) in pos.items():  # the message text, under its node
         ax.annotate(
@@ -106,6 +107,7 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
             va="top",
             fontsize=7,
             rotation=20,
+            parse_math=False,
         )
     for kind, colour in KIND_COLOURS.items():  # an invisible point per kind, for the legend
         ax.scatter([], [], color=colour, s=80, label=kind)
@@ -118,3 +120,8 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.set_title("* marks the leaf; faded and dashed: off the conversation's path", fontsize=9)
     ax.set_axis_off()
+
+
+def _plain(text: str) -> str:
+    """Matplotlib reads $...$ as mathematics (and raises on bad TeX): show a $ as a $."""
+    return text.replace("$", r"\$")

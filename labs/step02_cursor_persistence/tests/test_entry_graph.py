@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from entry_graph import entry_graph, network_text
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from entry_graph import draw, entry_graph, network_text  # noqa: E402
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
@@ -36,3 +41,15 @@ def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
     graph = entry_graph(session.path)
     assert list(graph.edges) == [("e1", "e2")]
     assert graph.nodes["e2"]["label"] == "e2 x_lab_test_kind (a kind this step does not know)"
+
+
+def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
+    session.append_entry("kind\x1b[2J", {})
+    graph = entry_graph(session.path)
+    assert "\x1b" not in network_text(graph)
+    fig, ax = plt.subplots()
+    draw(graph, ax)
+    fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
+    plt.close(fig)

@@ -97,6 +97,8 @@ def test_a_turn_runs_with_the_disk_and_the_session_forbidden(
     turn(messages, "hello")
     turn(messages, "what is 12*8")
     assert len(messages) == 6
+    # A tool's exception becomes an error result, so a forbidden call would hide in one:
+    assert not any(message.get("isError") for message in messages)
 
 
 def test_render_prints_what_a_student_reads() -> None:

@@ -192,3 +192,12 @@ def test_a_cursor_past_the_end_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cursor 3"):
         persist_new_messages(session, [user_text("one")], 3)
     assert not session.path.exists()
+
+
+def test_strict_reading_refuses_an_entry_it_could_not_show(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    session.append_message(user_text("fine"))
+    with session.path.open("ab") as file:
+        file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"content":5}}\n')
+    with pytest.raises(SessionError, match="line 3 is not an entry"):
+        read_session(session.path)

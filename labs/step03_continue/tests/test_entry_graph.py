@@ -88,3 +88,15 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
     fig, ax = plt.subplots()
     draw(graph, ax)  # every node placed, including the cycle that has no root
     plt.close(fig)
+
+
+def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
+    session.append_entry("kind\x1b[2J", {})
+    graph = entry_graph(session.path)
+    assert "\x1b" not in network_text(graph)
+    fig, ax = plt.subplots()
+    draw(graph, ax)
+    fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
+    plt.close(fig)
