@@ -1,4 +1,5 @@
-"""Each step folder holds what the lab's contract promises a reader (shared/lab-contract.md)."""
+"""Each step folder holds what a reader is promised: a README, a demo and its output, tests, and
+(from step 02) main.py. See README.md, "Copying a step out"."""
 
 from __future__ import annotations
 

@@ -1,0 +1,96 @@
+"""The commands a user can type. A line that starts with "/" is a command, never a message.
+
+Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
+memory and the cursor between them, kept together so that a command which replaces the
+messages (a later step's `/branch`) replaces the cursor with them. Commands return the lines
+to print; main.py prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from messages import Message, printable
+from model import DEFAULT_MODEL, MODELS
+from session import Session, persist_new_messages
+
+
+@dataclass
+class Chat:
+    """What one run of the program holds."""
+
+    session: Session
+    messages: list[Message]
+    persisted: int  # the cursor: how many of `messages` are already in the file
+    restored: int = 0  # how many of them came from the file at start-up
+    model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
+
+    def save_new(self) -> int:
+        """Write what is new since the cursor, move the cursor; return how many were written."""
+        before = self.persisted
+        self.persisted = persist_new_messages(self.session, self.messages, self.persisted)
+        return self.persisted - before
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    lines: list[str] = field(default_factory=list)  # what to print
+    exit: bool = False  # end the run
+
+
+@dataclass(frozen=True)
+class Command:
+    usage: str
+    help: str
+    run: Callable[[Chat, str], CommandResult]  # (chat, the text after the name)
+
+
+def exit_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult(exit=True)
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
+
+
+def model_command(chat: Chat, argument: str) -> CommandResult:
+    """`/model` lists the models; `/model NAME` switches and records the switch in the file.
+
+    Stop here: the switch is appended as an entry, through the same write path as a message,
+    so `--continue` can find it on the path from the leaf. Nothing else changes: the messages
+    and the cursor stay as they are.
+    """
+    if not argument:
+        return CommandResult(
+            [f"{'*' if name == chat.model else ' '} {name}" for name in MODELS]
+            + ["(* answers now; /model NAME switches)"]
+        )
+    if argument not in MODELS:
+        known = ", ".join(MODELS)
+        return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
+    if argument == chat.model:
+        return CommandResult([f"already using {argument}"])
+    chat.session.append_model_change(argument)
+    chat.model = argument
+    return CommandResult([f"switched to {argument}"])
+
+
+COMMANDS: dict[str, Command] = {
+    "/help": Command("/help", "list the commands", help_command),
+    "/model": Command("/model [NAME]", "list the models, or switch to NAME", model_command),
+    "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
+}
+
+
+def is_command(line: str) -> bool:
+    return line.lstrip().startswith("/")
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """Run the command on `line`. An unknown one changes nothing and says so in one line."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
+    return command.run(chat, argument.strip())

@@ -1,0 +1,66 @@
+"""Files cross step boundaries: an older step's main.py resumes a newer step's session (it
+skips the kinds it does not know, follows their parentId, and answers from the history), and
+a newer step resumes an older one's. Each program runs as its own process, as a user's would:
+never imported, so no step's modules meet another's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import LAB_ROOT
+
+STEP03 = LAB_ROOT / "labs" / "step03_continue"
+STEP04 = LAB_ROOT / "labs" / "step04_model_change"
+
+
+def run(step: Path, cwd: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, str(step / "main.py"), *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def only_session(cwd: Path) -> Path:
+    [path] = (cwd / ".sessions").glob("*.jsonl")
+    return path
+
+
+def test_step03_resumes_a_file_step04_wrote(tmp_path: Path) -> None:
+    written = run(STEP04, tmp_path, "what is 12*8\n/model scripted-v2\nwhat is 2+3\n")
+    assert written.returncode == 0, written.stderr
+    path = only_session(tmp_path)
+    before = path.read_bytes()
+    assert b'"type":"model_change"' in before
+
+    resumed = run(STEP03, tmp_path, "what was the result\n", "--continue")
+    assert resumed.returncode == 0 and resumed.stderr == ""  # an unknown kind is no damage
+    out = resumed.stdout.splitlines()
+    assert out[0].endswith("(resumed: 8 messages restored)")
+    assert "assistant> The last result was 5 (2+3)." in out  # step 03's one model, same facts
+    assert path.read_bytes().startswith(before)
+
+    again = run(STEP04, tmp_path, "what was the result\n", "--continue")
+    assert again.returncode == 0 and again.stderr == ""
+    # Step 03's entries hang under step 04's model_change: the switch is still on the path.
+    assert again.stdout.splitlines()[0].endswith(
+        "(resumed: 10 messages restored, model scripted-v2)"
+    )
+    assert "assistant> Earlier result: 5 (from 2+3)." in again.stdout
+
+
+def test_step04_resumes_a_file_step03_wrote(tmp_path: Path) -> None:
+    assert run(STEP03, tmp_path, "what is 12*8\n").returncode == 0
+    resumed = run(STEP04, tmp_path, "what was the result\n", "--continue")
+    assert resumed.returncode == 0 and resumed.stderr == ""
+    assert resumed.stdout.splitlines()[0].endswith(
+        "(resumed: 4 messages restored, model scripted-v1)"
+    )
+    assert "assistant> The last result was 96 (12*8)." in resumed.stdout
