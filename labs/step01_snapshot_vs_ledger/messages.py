@@ -1,7 +1,9 @@
 """A tiny, deterministic message history to store.
 
-Both stores in this step save the same history, so the only difference you measure is *how*
-they write it. The messages have the contract's shape: a `role` and a list of content blocks.
+Every store in this step saves the same history, so the only difference you measure is *how*
+they write it. The messages have the shape every later step uses (the lab's session format,
+documented in docs/session-format.md at the top of the repository): a `role` and a list of
+content blocks.
 """
 
 from __future__ import annotations
@@ -39,3 +41,14 @@ def message_text(message: Message) -> str:
         if block.get("type") == "text":
             return str(block.get("text", ""))
     return ""
+
+
+def make_long_message(index: int, text_bytes: int) -> Message:
+    """Message `index` with its text padded to `text_bytes` characters (ASCII, so bytes).
+
+    A tool's output can be a whole file: such a message makes a ledger line of megabytes,
+    whose single write takes long enough for a kill to land inside it.
+    """
+    message = make_message(index)
+    text = message_text(message)
+    return text_message(message["role"], text + "." * (text_bytes - len(text)))

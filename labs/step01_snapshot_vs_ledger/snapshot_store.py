@@ -44,7 +44,11 @@ class SnapshotStore:
         """Write the whole history. Returns the number of bytes written."""
         data = orjson.dumps(self.messages)  # serialise first: keep the danger window small
         with open(self.path, "wb") as file:  # <- "wb" truncates: the old history is gone now
-            file.write(data)  # until this returns, the file is partial
+            file.write(data)
+            # Python keeps a small write (under 8 KiB) in its own buffer until close; flush
+            # hands every byte to the kernel now. From the truncating open until flush
+            # returns, the file is empty or partial: a kill in that window breaks it.
+            file.flush()
         return len(data)
 
     def close(self) -> None:

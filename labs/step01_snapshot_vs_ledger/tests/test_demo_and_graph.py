@@ -10,8 +10,8 @@ from conftest import STEP
 
 from entry_graph import entry_graph, network_text
 from ledger_store import LedgerStore
-from measure import measure_append_cost
-from messages import make_history
+from measure import AppendCost, measure_all, measure_append_cost, time_ratios
+from messages import make_history, make_long_message, message_text
 
 
 def test_demo_prints_expected_output_from_another_directory(tmp_path: Path) -> None:
@@ -40,3 +40,25 @@ def test_measure_reports_the_bytes_the_append_wrote(tmp_path: Path) -> None:
     assert large.bytes_written > 50 * small.bytes_written
     assert ledger.bytes_written < small.bytes_written
     assert large.seconds > 0 and ledger.seconds > 0
+
+
+def test_time_ratios_divide_at_each_size() -> None:
+    costs = [AppendCost("snapshot", 10, 830, 0.5), AppendCost("ledger", 10, 137, 0.25),
+             AppendCost("snapshot", 100, 7741, 3.0), AppendCost("ledger", 100, 141, 0.5)]
+    assert time_ratios(costs, "snapshot", "ledger") == {10: 2.0, 100: 6.0}
+
+
+def test_a_long_message_has_the_text_size_asked_for() -> None:
+    message = make_long_message(3, 10_000)
+    assert message["role"] == "assistant"
+    assert len(message_text(message)) == 10_000
+    assert message_text(message).startswith(message_text(make_history(4)[3]))
+
+
+def test_measure_all_gives_one_cost_per_kind_and_size_in_order(tmp_path: Path) -> None:
+    costs = measure_all(("snapshot", "ledger-reopen"), [10, 100], tmp_path, repeats=2, rounds=2)
+    assert [(c.kind, c.history_length) for c in costs] == [
+        ("snapshot", 10), ("ledger-reopen", 10), ("snapshot", 100), ("ledger-reopen", 100)]
+    # the bytes of the first timed append, the same as a store measured on its own
+    assert [c.bytes_written for c in costs] == [830, 137, 7741, 141]
+    assert all(c.seconds > 0 for c in costs)

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 import pytest
 
-from ledger_store import LedgerStore, UnreadableLedger, read_ledger
+from ledger_store import (
+    IncompleteWrite,
+    LedgerStore,
+    ReopeningLedgerStore,
+    UnreadableLedger,
+    read_ledger,
+)
 from messages import make_history, text_message
 from snapshot_store import AtomicSnapshotStore, SnapshotStore, UnreadableSnapshot, read_snapshot
 from stores import STORE_KINDS, UnreadableHistory, create_store, read_history
@@ -141,3 +148,43 @@ def test_ledger_reader_skips_bad_lines_and_unknown_kinds(tmp_path: Path) -> None
     assert reading.messages == make_history(1)
     assert [e["type"] for e in reading.other_entries] == ["note"]
     assert reading.bad_lines == 3 and not reading.torn_tail
+
+
+def test_reopening_ledger_writes_the_same_bytes_and_holds_nothing_open(tmp_path: Path) -> None:
+    header = {"session_id": "s1", "created_at": "2026-01-01T00:00:00Z", "cwd": "/x"}
+    kept_open = LedgerStore.create(tmp_path / "kept.jsonl", **header)
+    reopening = ReopeningLedgerStore.create(tmp_path / "reopen.jsonl", **header)
+    assert reopening._file.closed  # nothing is held open between appends...
+    for message in make_history(5):
+        assert kept_open.append(message) == reopening.append(message)
+        assert reopening._file.closed  # ...nor after one
+    kept_open.close()
+    reopening.close()
+    assert (tmp_path / "kept.jsonl").read_bytes() == (tmp_path / "reopen.jsonl").read_bytes()
+
+
+class ShortWritingFile:
+    """What the kernel does at a size limit or on a full disk: it takes only part of a write."""
+
+    def __init__(self, real: BinaryIO) -> None:
+        self.real = real
+
+    def write(self, data: bytes) -> int:
+        return self.real.write(data[: len(data) // 2])
+
+    def close(self) -> None:
+        self.real.close()
+
+
+def test_a_short_write_fails_the_append_and_is_not_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = LedgerStore.create(tmp_path / "s.jsonl")
+    ledger.append(make_history(1)[0])
+    monkeypatch.setattr(ledger, "_file", ShortWritingFile(ledger._file))
+    with pytest.raises(IncompleteWrite, match="of the line were written"):
+        ledger.append(make_history(2)[1])
+    ledger.close()
+    assert (ledger.entry_count, ledger.last_id) == (1, "e1")  # the torn line was not counted
+    reading = read_ledger(tmp_path / "s.jsonl")
+    assert reading.torn_tail and reading.messages == make_history(1)
