@@ -8,9 +8,12 @@ arrives. It returns how many messages it appended.
 The loop must stay ignorant of disk: you only read its events, you do not change loop.py.
 (This is how a real harness does it: the session subscribes to "message finished" events.)
 
-When it works, a turn that dies halfway (the check makes the model fail on its second call)
-leaves the messages finished before the failure in the file: the user's line, the tool call
-and the tool result. Check it with `python -m exercises check 02.1` or the notebook.
+The check crashes a real process: it runs a turn through your function in a child process
+and kills it with SIGKILL while the tool runs. No `finally:`, no exit handler, no buffer
+flush runs after SIGKILL, so only what was already written survives. When it works, the file
+holds the two messages finished before the kill: the user's line and the assistant's tool
+call. Check it with `python -m exercises check 02.1` or the notebook; stuck: `make hint
+ID=02.1`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,6 @@ def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:
     written = 0
     for _event in events:
         # TODO: when the event is a MessageEnd, append its message to the session
-        # (Session.append) and count it.
+        # (session.append_message) and count it.
         pass
     return written

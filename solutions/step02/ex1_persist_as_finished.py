@@ -8,9 +8,12 @@ arrives. It returns how many messages it appended.
 The loop must stay ignorant of disk: you only read its events, you do not change loop.py.
 (This is how a real harness does it: the session subscribes to "message finished" events.)
 
-When it works, a turn that dies halfway (the check makes the model fail on its second call)
-leaves the messages finished before the failure in the file: the user's line, the tool call
-and the tool result. Check it with `python -m exercises check 02.1` or the notebook.
+The check crashes a real process: it runs a turn through your function in a child process
+and kills it with SIGKILL while the tool runs. No `finally:`, no exit handler, no buffer
+flush runs after SIGKILL, so only what was already written survives. When it works, the file
+holds the two messages finished before the kill: the user's line and the assistant's tool
+call. Check it with `python -m exercises check 02.1` or the notebook; stuck: `make hint
+ID=02.1`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:
     written = 0
     for event in events:
         # The loop announces a message only after appending it to the list, so what we
-        # write here is exactly what the list holds, in the same order.
+        # write here is exactly what the list holds, in the same order. It is on disk before
+        # the loop goes on (to the model, or to a tool): a kill after this line cannot undo it.
         if isinstance(event, MessageEnd):
-            session.append(event.message)
+            session.append_message(event.message)
             written += 1
     return written
