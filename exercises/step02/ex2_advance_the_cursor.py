@@ -7,8 +7,13 @@ make 8 messages, and the file gets far more entries than that.
 
 1. Run the check first and read how many entries the file got, and why.
 2. Fix `chat` so that every message is written once and only once, whatever the number of
-   turns. Do not change session.py: the fix belongs to the caller, who owns the cursor.
+   turns, and each turn's messages are in the file before the next turn begins (a crash in
+   turn 3 must not cost turns 1 and 2). Do not change session.py: the fix belongs to the
+   caller, who owns the cursor.
 3. Return the cursor: after the last turn it must equal the number of messages in the file.
+
+The check reads the file from disk each time a turn begins, and once more at the end. Check
+it with `python -m exercises check 02.2` or the notebook; stuck: `make hint ID=02.2`.
 """
 
 from __future__ import annotations
