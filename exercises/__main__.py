@@ -35,7 +35,7 @@ MAX_HINT_CHARACTERS = 600  # a hint points the way; a longer text starts to be t
 # runs their starter, solution and whatever wrong solutions they have, but does not yet ask
 # for three wrong solutions and a hint. Steps 02 and 03 are being reshaped; whoever finishes
 # an exercise there removes its id, and this set ends empty. Never add an id to it.
-PENDING = {"03.1", "03.2"}
+PENDING = {"03.2"}
 
 RUN_ONE = Path(__file__).with_name("run_one.py")
 EXIT_KINDS = {0: "pass", 1: "fail", 3: "error"}  # run_one's PASSED, FAILED, ERRORED

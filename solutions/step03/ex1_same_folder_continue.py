@@ -5,34 +5,37 @@ Keep all your sessions in one folder (as Pi does, under ~/.pi) and `--continue` 
 happily resumes the conversation you just had in project B.
 
 Every header records where its session was started: `"cwd": "/abs/path"`. Write
-`find_latest_session_in(directory, cwd)`: the most recently modified usable session in
-`directory` whose header's cwd is `cwd`, or None when there is none.
+`find_latest_session_in(directory, cwd)`: the session `--continue` would resume if it only
+looked at sessions started in the folder `cwd`, or None when there is none. That is, the
+first file in `list_session_files(directory)` (most recently modified first; a tie goes to
+the later name) that is a usable session, holds a message, and was started in `cwd`.
 
-- `list_session_files(directory)` gives the candidates, newest first.
 - `read_header(path)` reads only the first line; it raises `UnusableSessionFile` for a file
-  that cannot be a session: pass such files over.
-- Compare paths, not strings: `Path(a).resolve() == Path(b).resolve()`. A header without a
-  string cwd matches nothing.
+  that cannot be a session (a folder, a FIFO, a newer version...): pass such files over.
+- `holds_a_message(path)`: a session with no message has nothing to resume; `--continue`
+  passes it over, and so should you.
+- One folder has many spellings: `/home/ada/proj`, `/home/ada/proj/`, `/home/ada/x/../proj`,
+  a symlink to it. Compare folders, not strings: `Path(a).resolve() == Path(b).resolve()`.
+  A subfolder, or a folder whose name merely starts the same, is another folder.
 
-Check it with `python -m exercises check 03.1` or the notebook.
+Check it with `python -m exercises check 03.1` or the notebook; stuck: `make hint ID=03.1`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from session import UnusableSessionFile, list_session_files, read_header
+from session import UnusableSessionFile, holds_a_message, list_session_files, read_header
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:
     """The most recent usable session in `directory` that was started in `cwd`."""
-    wanted = Path(cwd).resolve()
-    for path in list_session_files(directory):  # newest first
+    wanted = Path(cwd).resolve()  # one folder, however it was written
+    for path in list_session_files(directory):  # newest first, ties by name
         try:
-            header = read_header(path)
+            started_in = Path(read_header(path)["cwd"]).resolve()
+            if started_in == wanted and holds_a_message(path):
+                return path
         except UnusableSessionFile:
             continue  # main.py would warn; here it simply is not a candidate
-        started_in = header.get("cwd")
-        if isinstance(started_in, str) and Path(started_in).resolve() == wanted:
-            return path
     return None

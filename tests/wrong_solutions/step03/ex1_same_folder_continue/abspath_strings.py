@@ -1,0 +1,30 @@
+"""Wrong: compares os.path.abspath of both paths: strings, made absolute and tidied.
+
+abspath removes a trailing slash and folds "x/../", so most spellings of a folder agree. But
+it never looks at the disk: a folder reached through a symlink keeps the link's name, and
+the newest session of this very folder, recorded through the link, is passed over.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from session import UnusableSessionFile, holds_a_message, list_session_files, read_header
+
+EXPECTED_FAIL = (
+    "for cwd real it returned 20260101-by-real.jsonl, which is the older of real's two sessions"
+)
+
+
+def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:
+    """The most recent usable session in `directory` that was started in `cwd`."""
+    wanted = os.path.abspath(cwd)
+    for path in list_session_files(directory):
+        try:
+            started_in = os.path.abspath(read_header(path)["cwd"])
+            if started_in == wanted and holds_a_message(path):
+                return path
+        except UnusableSessionFile:
+            continue
+    return None

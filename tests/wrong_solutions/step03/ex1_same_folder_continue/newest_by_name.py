@@ -1,0 +1,28 @@
+"""Wrong: "newest" by session id: the files sorted by name, last first.
+
+Session ids start with their creation time, so the name says which session was CREATED
+last. --continue wants the one USED last: a session resumed yesterday was modified after a
+newer one that was left alone, and it is the conversation the user means.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from session import UnusableSessionFile, holds_a_message, read_header
+
+EXPECTED_FAIL = (
+    "for cwd proj it returned 20260102-left-alone.jsonl, which has the later name and createdAt"
+)
+
+
+def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:
+    """The most recent usable session in `directory` that was started in `cwd`."""
+    wanted = Path(cwd).resolve()
+    for path in sorted(Path(directory).glob("*.jsonl"), reverse=True):  # "ids sort by time"
+        try:
+            if Path(read_header(path)["cwd"]).resolve() == wanted and holds_a_message(path):
+                return path
+        except UnusableSessionFile:
+            continue
+    return None

@@ -1,0 +1,31 @@
+"""Wrong: collects every match, sorts them by modification time, and takes the last.
+
+Re-sorting what list_session_files already sorted looks harmless, and it is, until two
+sessions have the same modification time (a coarse clock, two saves in one tick): a stable
+sort keeps them as listed (later name first), so the last of the pair is the earlier
+session, not the newer one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from session import UnusableSessionFile, holds_a_message, list_session_files, read_header
+
+EXPECTED_FAIL = (
+    "for cwd proj it returned 20260102-first.jsonl, which was modified at the same moment"
+)
+
+
+def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:
+    """The most recent usable session in `directory` that was started in `cwd`."""
+    wanted = Path(cwd).resolve()
+    matches = []
+    for path in list_session_files(directory):
+        try:
+            if Path(read_header(path)["cwd"]).resolve() == wanted and holds_a_message(path):
+                matches.append(path)
+        except UnusableSessionFile:
+            continue
+    matches.sort(key=lambda path: path.stat().st_mtime)  # "oldest to newest, to be sure"
+    return matches[-1] if matches else None
