@@ -64,3 +64,28 @@ def test_step04_resumes_a_file_step03_wrote(tmp_path: Path) -> None:
         "(resumed: 4 messages restored, model scripted-v1)"
     )
     assert "assistant> The last result was 96 (12*8)." in resumed.stdout
+
+
+STEP05 = LAB_ROOT / "labs" / "step05_branching"
+
+
+def test_steps_03_and_04_follow_step05s_leaf_moves(tmp_path: Path) -> None:
+    """A branch entry hangs under the entry moved to, and it is the last line: an older reader
+    that walks parentId from the last entry, passing through kinds it does not know, lands on
+    the active branch. The abandoned answer (96) must not be the one recalled."""
+    script = "hello\nwhat is 12*8\n/branch e2\n/model scripted-v2\nwhat is 2+3\n/branch e11\n"
+    written = run(STEP05, tmp_path, script)
+    assert written.returncode == 0, written.stderr
+    assert "moved to e11: 5 messages on the path, model scripted-v2" in written.stdout
+    path = only_session(tmp_path)
+
+    for step, recalled in [
+        (STEP03, "assistant> The last result was 5 (2+3)."),
+        (STEP04, "assistant> Earlier result: 5 (from 2+3)."),
+        (STEP05, "assistant> Earlier result: 5 (from 2+3)."),
+    ]:
+        before = path.read_bytes()
+        resumed = run(step, tmp_path, "what was the result\n", "--continue")
+        assert resumed.returncode == 0 and resumed.stderr == "", (step.name, resumed.stderr)
+        assert recalled in resumed.stdout.splitlines(), (step.name, resumed.stdout)
+        assert path.read_bytes().startswith(before)

@@ -1,0 +1,157 @@
+"""The commands a user can type. A line that starts with "/" is a command, never a message.
+
+Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
+memory and the cursor between them, kept together so that `/branch`, which replaces the
+messages, replaces the cursor and the model with them. Commands return the lines to print;
+main.py prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from entries import Context, build_context
+from entry_graph import network_text, tree_graph
+from messages import Message, printable, tool_calls
+from model import DEFAULT_MODEL, MODELS
+from session import Session, persist_new_messages
+
+
+@dataclass
+class Chat:
+    """What one run of the program holds."""
+
+    session: Session
+    messages: list[Message]
+    persisted: int  # the cursor: how many of `messages` are already in the file
+    model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
+    saved: int = 0  # messages this run has written, on any branch
+
+    def save_new(self) -> int:
+        """Write what is new since the cursor, move the cursor; return how many were written."""
+        before = self.persisted
+        self.persisted = persist_new_messages(self.session, self.messages, self.persisted)
+        self.saved += self.persisted - before
+        return self.persisted - before
+
+    def follow(self, context: Context) -> None:
+        """Take the conversation and the model rebuilt from a (new) leaf. Every message on
+        that path is already in the file, so the cursor is the whole list."""
+        self.messages = context.messages
+        self.persisted = len(self.messages)
+        self.model = model_in_force(context)
+
+
+def model_in_force(context: Context) -> str:
+    """The model the path chose, if this program has it; else the default."""
+    return context.model if context.model in MODELS else DEFAULT_MODEL
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    lines: list[str] = field(default_factory=list)  # what to print
+    exit: bool = False  # end the run
+
+
+@dataclass(frozen=True)
+class Command:
+    usage: str
+    help: str
+    run: Callable[[Chat, str], CommandResult]  # (chat, the text after the name)
+
+
+def exit_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult(exit=True)
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
+
+
+def model_command(chat: Chat, argument: str) -> CommandResult:
+    """`/model` lists the models; `/model NAME` switches and records the switch in the file.
+
+    Stop here: the switch is appended as an entry, through the same write path as a message,
+    so `--continue` can find it on the path from the leaf. Nothing else changes: the messages
+    and the cursor stay as they are.
+    """
+    if not argument:
+        return CommandResult(
+            [f"{'*' if name == chat.model else ' '} {name}" for name in MODELS]
+            + ["(* answers now; /model NAME switches)"]
+        )
+    if argument not in MODELS:
+        known = ", ".join(MODELS)
+        return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
+    if argument == chat.model:
+        return CommandResult([f"already using {argument}"])
+    chat.session.append_model_change(argument)
+    chat.model = argument
+    return CommandResult([f"switched to {argument}"])
+
+
+def tree_command(chat: Chat, argument: str) -> CommandResult:
+    """Every entry of the session as a tree: ● on the active path, ○ off it."""
+    session = chat.session
+    if not session.entries:
+        return CommandResult(["(no entries yet)"])
+    graph = tree_graph(session.entries, session.leaf_id)
+    return CommandResult(network_text(graph).splitlines())
+
+
+def branch_command(chat: Chat, argument: str) -> CommandResult:
+    """`/branch ID`: move the leaf to entry ID; the next message hangs there.
+
+    Stop here: the messages, the cursor and the model are all rebuilt from the new leaf in one
+    go (`Chat.follow`). Keep the old messages and the next save would write the abandoned
+    branch's history under the new leaf.
+    """
+    session = chat.session
+    if not argument:
+        return CommandResult(["usage: /branch ID (/tree shows the ids)"])
+    if argument not in session.entries:
+        return CommandResult(
+            [f"no entry {printable(argument)} in this session (/tree shows the ids)"]
+        )
+    if argument == session.leaf_id:
+        return CommandResult([f"already at {argument}"])
+    target = session.entries[argument]
+    if target["type"] == "message" and tool_calls(target["message"]):
+        # The next message would follow a tool call that has no result: a history a real
+        # model API rejects. Go back to before the call, or on to its result.
+        return CommandResult(
+            [f"{argument} is a tool call; branch to the entry before it or to its result"]
+        )
+    assert chat.persisted == len(chat.messages), "commands run between turns, after the save"
+    session.append_branch(argument)
+    context = build_context(session.entries, session.leaf_id)
+    chat.follow(context)
+    lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
+    if context.chain_break is not None:
+        lines.append(f"note: {context.chain_break}; the conversation starts there")
+    return CommandResult(lines)
+
+
+COMMANDS: dict[str, Command] = {
+    "/help": Command("/help", "list the commands", help_command),
+    "/model": Command("/model [NAME]", "list the models, or switch to NAME", model_command),
+    "/tree": Command("/tree", "show every entry; ● marks the active path", tree_command),
+    "/branch": Command(
+        "/branch ID", "go back to entry ID; the next message hangs there", branch_command
+    ),
+    "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
+}
+
+
+def is_command(line: str) -> bool:
+    return line.lstrip().startswith("/")
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """Run the command on `line`. An unknown one changes nothing and says so in one line."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
+    return command.run(chat, argument.strip())

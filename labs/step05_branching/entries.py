@@ -1,0 +1,180 @@
+"""What a session's entries are, and the conversation they spell. Pure: no disk here.
+
+Every entry has a `type`, an `id` unique within its file, and a `parentId`: the entry it hangs
+under. The conversation is not the file's lines in order; it is the path from the leaf (the
+entry the next one will hang under) up through the parents to the first entry. While every
+entry hangs under the one before it the two agree, which is exactly why reading by line order
+looks right until the day it is not.
+
+Each kind of entry is handled here, in one place: its TypedDict, one `case` in
+`build_context` (what it adds to the conversation) and one in `summarize` (how it is shown).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from messages import Message, preview, printable
+
+
+class MessageEntry(TypedDict):
+    """An entry that wraps a message. `id`/`parentId` are for the file; the model never sees
+    them."""
+
+    type: Literal["message"]
+    id: str
+    parentId: str | None  # the entry this one hangs under, None for the first
+    message: Message
+
+
+class ModelChangeEntry(TypedDict):
+    """From this entry down the path, `model` answers. Recorded as an entry, not kept in the
+    header, because a session can switch models as often as it likes: the file records what
+    happened, in the order it happened."""
+
+    type: Literal["model_change"]
+    id: str
+    parentId: str | None
+    model: str  # the name of the model switched to
+
+
+class BranchEntry(TypedDict):
+    """The leaf moved: this entry hangs under the entry moved to (`parentId`), and becomes the
+    leaf itself. Written down, not kept in memory, so that the last entry of the file is always
+    the leaf: a move survives a restart, and a reader that knows nothing of branches (step 03,
+    step 04) still walks from the last entry through this one to the right conversation."""
+
+    type: Literal["branch"]
+    id: str
+    parentId: str  # the entry moved to; the conversation continues from there
+    fromId: str | None  # the leaf moved away from (for people: the conversation ignores it)
+
+
+# The kinds this step writes. A reader also meets kinds it does not know (a later step's, a
+# hand edit): it keeps them, follows their parentId, and adds nothing of theirs.
+SessionEntry = MessageEntry | ModelChangeEntry | BranchEntry
+Entry = dict[str, Any]  # what a reader hands on: a dict with a string type and id, maybe more
+
+
+# --- Entry ids: the one place that knows their shape ---------------------------------------
+
+MAX_ID_DIGITS = 18  # e1 .. e999999999999999999: more than any session will ever hold
+_NUMBERED_ID = re.compile(rf"e([1-9][0-9]{{0,{MAX_ID_DIGITS - 1}}})")
+
+
+def entry_id(number: int) -> str:
+    """The id of the `number`-th entry a program wrote: e1, e2, ..."""
+    return f"e{number}"
+
+
+def id_number(entry_id: str) -> int:
+    """e7 -> 7. An id of any other shape counts as 0: ids in a file are data, not numbers to
+    trust, so `e` followed by 4,000 digits is never handed to int()."""
+    match = _NUMBERED_ID.fullmatch(entry_id)
+    return int(match.group(1)) if match else 0
+
+
+# --- The conversation: a walk from the leaf --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """Where the walk up from the leaf had to stop before reaching a first entry."""
+
+    entry_id: str  # the last entry the walk reached
+    parent_id: str  # the parent it names
+    reason: Literal["missing", "cycle"]  # no usable entry has that id / it was already visited
+
+    def __str__(self) -> str:
+        if self.reason == "missing":
+            return f"{self.entry_id} hangs under {self.parent_id}, which is not in the file"
+        return f"{self.entry_id} hangs under {self.parent_id}, which is already on the path"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the model is given: rebuilt from the entries on the path from the leaf."""
+
+    messages: list[Message]
+    model: str | None = None  # the last model_change on the path; None: the program's default
+    chain_break: ChainBreak | None = None  # set when the path stops short of a first entry
+
+
+@dataclass(frozen=True)
+class ActivePath:
+    """The entries from the first one down to the leaf, and where the walk stopped short."""
+
+    entries: list[Entry]
+    chain_break: ChainBreak | None
+
+
+def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePath:
+    """Walk parentId up from `leaf_id`, then reverse: the path in conversation order.
+
+    Line order is never consulted. The visited set is what makes the walk safe on a damaged
+    file: a parent cycle ends it instead of looping forever, and so does a missing parent.
+    """
+    path: list[Entry] = []
+    visited: set[str] = set()
+    chain_break = None
+    current = leaf_id
+    while current is not None:
+        entry = entries[current]
+        path.append(entry)
+        visited.add(current)
+        parent = entry["parentId"]
+        if parent is not None and (parent in visited or parent not in entries):
+            # Stop here: never loop, never guess where an orphan hangs.
+            chain_break = ChainBreak(current, parent, "cycle" if parent in visited else "missing")
+            break
+        current = parent
+    path.reverse()
+    return ActivePath(path, chain_break)
+
+
+def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
+    """Replay: a pure function of (entries, leaf). Each kind adds what it means, in one match."""
+    path = path_to_leaf(entries, leaf_id)
+    messages: list[Message] = []
+    model = None
+    for entry in path.entries:
+        match entry["type"]:
+            case "message":
+                messages.append(entry["message"])
+            case "model_change":
+                model = entry["model"]  # the last one on the path wins, not the last in the file
+            case "branch":
+                pass  # a leaf move adds nothing: its parentId already led the walk past it
+            case _:
+                pass  # a kind this step does not know: its parentId was followed, that is all
+    return Context(messages, model, path.chain_break)
+
+
+# --- How an entry is shown (tables, graphs) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntrySummary:
+    """One entry for people: a short kind (a message's role, else the entry's type) and text."""
+
+    kind: str
+    text: str
+    known: bool  # False for a kind this step does not know
+
+
+def summarize(entry: Entry, width: int = 40) -> EntrySummary:
+    match entry["type"]:
+        case "message":
+            return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
+        case "model_change":
+            return EntrySummary("model", f"→ {printable(entry['model'])}"[:width], True)
+        case "branch":
+            came_from = printable(entry["fromId"] or "-")
+            return EntrySummary(
+                "branch", f"back to {printable(entry['parentId'])} from {came_from}", True
+            )
+        case other:
+            return EntrySummary(printable(other), "", False)

@@ -1,0 +1,145 @@
+"""A session's entries as a graph: each entry is a node, each parentId an edge.
+
+The graph knows the leaf and the path from it, which is the conversation. An entry off that
+path is drawn faded with a dashed edge: it is in the file, and not in the history. New in step
+05: `tree_graph` builds the graph from entries already in memory (what `/tree` prints), its
+text form marks the active path (● on it, ○ off it), and a branch entry has its own colour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from entries import Entry, path_to_leaf, summarize
+from messages import printable
+from session import read_session
+
+if TYPE_CHECKING:  # matplotlib is imported by whoever draws, not by /tree
+    from matplotlib.axes import Axes
+
+KIND_COLOURS = {
+    "user": "#8ecae6",
+    "assistant": "#ffb703",
+    "toolResult": "#b5e48c",
+    "model": "#cdb4db",  # a model_change: each kind in its own colour
+    "branch": "#f4978e",  # a leaf move
+}
+UNKNOWN_COLOUR = "#dddddd"
+
+
+def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
+    """Read a session file and build the graph of its entries; the leaf is the last one."""
+    by_id = read_session(path).by_id
+    return tree_graph(by_id, next(reversed(by_id), None), restored)
+
+
+def tree_graph(
+    entries: Mapping[str, Entry], leaf: str | None, restored: Collection[str] = ()
+) -> nx.DiGraph:
+    """The graph parent -> child of `entries`, with the path from `leaf` marked.
+
+    Node attributes: `kind`, `known`, `text`, `label`, `restored`, `on_path` (the entry is
+    part of the conversation), `leaf`. A parent missing from the file gets no edge: a root.
+    Labels start with ● on the active path and ○ off it, so the text form shows the branches.
+    """
+    on_path = {entry["id"] for entry in path_to_leaf(entries, leaf).entries}
+    graph = nx.DiGraph(leaf=leaf)
+    for entry_id, entry in entries.items():
+        summary = summarize(entry, 34)
+        marker = "●" if entry_id in on_path else "○"
+        label = f"{marker} {printable(entry_id)} {summary.kind}"
+        label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
+        was_restored = entry_id in restored
+        label += " (restored)" if was_restored else ""
+        label += " ← leaf" if entry_id == leaf else ""
+        graph.add_node(
+            entry_id,
+            kind=summary.kind,
+            known=summary.known,
+            text=summary.text,
+            label=label,
+            restored=was_restored,
+            on_path=entry_id in on_path,
+            leaf=entry_id == leaf,
+        )
+    for entry_id, entry in entries.items():
+        if entry["parentId"] in entries:
+            graph.add_edge(entry["parentId"], entry_id)
+    return graph
+
+
+def network_text(graph: nx.DiGraph) -> str:
+    """The graph as indented text, one entry per line (what nbval compares)."""
+    lines: list[str] = []
+    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
+    return "\n".join(lines)
+
+
+def depths(graph: nx.DiGraph) -> dict[str, int]:
+    """How far each entry is from its root: the column it is drawn in. A node on a parent
+    cycle has no root; it goes in column 0 rather than nowhere."""
+    found: dict[str, int] = {}
+    for root in (node for node, degree in graph.in_degree() if degree == 0):
+        found.update(nx.single_source_shortest_path_length(graph, root))
+    return {node: found.get(node, 0) for node in graph}
+
+
+def draw(graph: nx.DiGraph, ax: Axes) -> None:
+    """Left to right by depth, coloured by kind. The conversation (the path from the leaf) is
+    solid; entries off it are faded with dashed edges; restored entries get a dark outline."""
+    nx.set_node_attributes(graph, depths(graph), "depth")
+    pos = nx.multipartite_layout(graph, subset_key="depth", align="vertical")
+    nodes = graph.nodes
+    colours = [KIND_COLOURS.get(nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
+    outlines = ["#222222" if nodes[n]["restored"] else "none" for n in graph]
+    alphas = [1.0 if nodes[n]["on_path"] else 0.35 for n in graph]
+    nx.draw_networkx_nodes(
+        graph,
+        pos,
+        ax=ax,
+        node_color=colours,
+        node_size=900,
+        edgecolors=outlines,
+        linewidths=2.5,
+        alpha=alphas,
+    )
+    solid = [(a, b) for a, b in graph.edges if nodes[b]["on_path"]]
+    dashed = [(a, b) for a, b in graph.edges if not nodes[b]["on_path"]]
+    for edges, style in ((solid, "solid"), (dashed, "dashed")):
+        nx.draw_networkx_edges(
+            graph, pos, edgelist=edges, ax=ax, style=style, arrows=True, arrowsize=15, node_size=900
+        )
+    labels = {n: _plain(printable(n)) + ("*" if nodes[n]["leaf"] else "") for n in graph}
+    nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
+    for node, (x, y) in pos.items():  # the message text, under its node
+        ax.annotate(
+            nodes[node]["text"],
+            (x, y),
+            xytext=(0, -28),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=7,
+            rotation=20,
+            parse_math=False,
+        )
+    for kind, colour in KIND_COLOURS.items():  # an invisible point per kind, for the legend
+        ax.scatter([], [], color=colour, s=80, label=kind)
+    if not all(known for _, known in graph.nodes(data="known")):
+        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label="unknown kind")
+    if any(restored for _, restored in graph.nodes(data="restored")):
+        ax.scatter(
+            [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"
+        )
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title("* marks the leaf; faded and dashed: off the conversation's path", fontsize=9)
+    ax.set_axis_off()
+
+
+def _plain(text: str) -> str:
+    """Matplotlib reads $...$ as mathematics (and raises on bad TeX): show a $ as a $."""
+    return text.replace("$", r"\$")

@@ -1,0 +1,161 @@
+"""The three message shapes a conversation is made of, exactly as the session file stores them.
+
+Messages are plain dicts (typed with TypedDict), not objects: what the model receives, what the
+loop appends and what orjson writes to disk are the same value, so nothing is lost or renamed on
+the way to the file and back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, TypedDict
+
+import orjson
+
+
+class TextBlock(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class ToolCallBlock(TypedDict):
+    """The assistant asks for a tool; `id` pairs it with the toolResult that answers it."""
+
+    type: Literal["toolCall"]
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+StopReason = Literal["stop", "toolUse"]
+
+
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: list[TextBlock]
+
+
+class AssistantMessage(TypedDict):
+    """`stopReason` tells the loop whether to go round again: "toolUse" means "run my tools"."""
+
+    role: Literal["assistant"]
+    content: list[TextBlock | ToolCallBlock]
+    stopReason: StopReason
+
+
+class ToolResultMessage(TypedDict):
+    role: Literal["toolResult"]
+    toolCallId: str
+    toolName: str
+    content: list[TextBlock]
+    isError: bool
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage
+
+
+def user_text(text: str) -> UserMessage:
+    """What one line typed by the user becomes."""
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def assistant_message(text: str, calls: list[ToolCallBlock] | None = None) -> AssistantMessage:
+    """An assistant reply; with tool calls its stopReason is "toolUse", else "stop"."""
+    content: list[TextBlock | ToolCallBlock] = [{"type": "text", "text": text}]
+    content.extend(calls or [])
+    return {"role": "assistant", "content": content, "stopReason": "toolUse" if calls else "stop"}
+
+
+def tool_result(call: ToolCallBlock, text: str, *, is_error: bool = False) -> ToolResultMessage:
+    """The answer to one tool call, paired with it by `toolCallId`."""
+    return {
+        "role": "toolResult",
+        "toolCallId": call["id"],
+        "toolName": call["name"],
+        "content": [{"type": "text", "text": text}],
+        "isError": is_error,
+    }
+
+
+def text_of(message: Message) -> str:
+    """All text blocks of a message joined by newlines (tool calls are not text)."""
+    return "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
+
+
+def tool_calls(message: Message) -> list[ToolCallBlock]:
+    """The tool calls an assistant message asks for (none for other roles)."""
+    if message["role"] != "assistant":
+        return []
+    return [block for block in message["content"] if block["type"] == "toolCall"]
+
+
+def preview(message: Message, width: int = 40) -> str:
+    """One short line for tables and graph labels: text on one line, tool calls as name(args).
+
+    Safe to print whatever the file held: control characters come out escaped. Words are read
+    only until the line is full, so a long message does not cost a long preview.
+    """
+    parts = [block["text"] for block in message["content"] if block["type"] == "text"]
+    parts += [
+        f"{call['name']}({', '.join(value_text(v) for v in call['arguments'].values())})"
+        for call in tool_calls(message)
+    ]
+    words = (printable(match.group()) for part in parts for match in _WORD.finditer(part))
+    line = ""  # newlines and runs of spaces between words become one space
+    for word in words:
+        line = f"{line} {word}" if line else word
+        if len(line) > width:
+            return line[: width - 1] + "…"
+    return line
+
+
+def value_text(value: object) -> str:
+    """A tool argument as text: a string as itself, anything else as compact JSON.
+
+    Not `str(value)`: arguments come from a model or a file, and str() of a list nested 1,000
+    deep raises RecursionError, str() of an int with 5,000 digits raises ValueError.
+    """
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes (254), an int over 64 bits
+        return f"<{type(value).__name__} that cannot be shown as JSON>"
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: every character that could act instead of being
+    read is shown as its escape (ESC as \\x1b, a carriage return as \\r, a newline as \\n).
+
+    Everything shown to a person passes through here: messages, tool calls, file names. It
+    lives in this module, beside `preview`, because messages.py imports nothing of the
+    program's own; render.py hands it on to main.py with the rest of the output.
+
+    A backslash stays itself (a Windows path must read as one), so "\\x1b" on screen may also
+    be those four characters typed: the promise is that nothing shown is obeyed, not that
+    every text can be decoded back.
+    """
+    return text.translate(_ESCAPES)
+
+
+_WORD = re.compile(r"\S+")
+
+
+def _escapes() -> dict[int, str]:
+    # Stop here: text from a file or a model is data, and a terminal obeys some characters.
+    # - C0 controls and DEL, C1 controls (\x80-\x9f; \x9b alone starts a colour sequence on
+    #   some terminals, like ESC [): they can recolour, move the cursor, ring the bell, retitle
+    #   the window. \r and \n could rewrite a line or start a fake `error:` one.
+    # - U+2028, U+2029 (line and paragraph separators) and \x85: line breaks to some readers.
+    # - The bidirectional overrides and isolates: they reorder what is shown (Trojan Source).
+    # - Lone surrogates: orjson refuses them in a file, but a file *name* can hold one, and
+    #   printing one raises UnicodeEncodeError instead of printing anything.
+    # Tab stays: it only moves right, to the next tab stop.
+    codes = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0x061C, 0x200E, 0x200F]
+    codes += [*range(0x202A, 0x202F), *range(0x2066, 0x206A), *range(0xD800, 0xE000)]
+    table = {code: chr(code).encode("unicode_escape").decode("ascii") for code in codes}
+    del table[ord("\t")]
+    return table
+
+
+_ESCAPES = _escapes()
