@@ -2,20 +2,27 @@
 
 `--continue` always takes the latest session. `--resume` lists them and lets you pick one:
 
-     1  what was the result        8 messages   .sessions/20260102T0900Z-bb.jsonl
-     2  hello                      2 messages   .sessions/20260101T1200Z-aa.jsonl
+      1  what was the result                        8 messages   20260102T090000Z-bb.jsonl
+      2  hello                                      2 messages   20260101T120000Z-aa.jsonl
     which session? 2
 
 Write two functions; `resume` below already uses them.
 
-1. `list_sessions(directory)`: one `SessionRow` per usable session, newest first. The title is
-   `preview(...)` of the session's first user message, or "(no messages)" when it has none;
-   `messages` is how many messages it restores. A file that cannot be a session (read_session
-   raises UnusableSessionFile) is left out; a damaged but usable one is listed.
+1. `list_sessions(directory)`: one `SessionRow` per usable session, in the order of
+   `list_session_files` (most recently modified first). A row describes what resuming that
+   session restores: the conversation `Session.open` rebuilds, the path from the leaf. That
+   is not the file's lines: a file can also hold a torn line, entries of a kind this step
+   does not know, and branches the conversation left behind.
+   - `messages`: how many messages resuming it restores;
+   - `title`: `preview(...)` of the first user message of that conversation, or
+     "(no user message)" when it has none;
+   - `modified`: the file's st_mtime.
+   A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but
+   usable one is listed.
 2. `choose(rows, answer)`: the path of row number `answer` (what the user typed, counting from
    1, surrounding spaces allowed). Anything else raises ValueError with a short reason.
 
-Check it with `python -m exercises check 03.2` or the notebook.
+Check it with `python -m exercises check 03.2` or the notebook; stuck: `make hint ID=03.2`.
 """
 
 from __future__ import annotations
@@ -28,13 +35,12 @@ from session import (  # noqa: F401  (you will need these)
     Session,
     UnusableSessionFile,
     list_session_files,
-    read_session,
 )
 
 
 class SessionRow(NamedTuple):
     path: Path
-    title: str  # preview of the first user message
+    title: str  # preview of the first user message of the conversation resuming restores
     messages: int  # how many messages resuming it restores
     modified: float  # st_mtime, seconds
 
@@ -43,8 +49,9 @@ def list_sessions(directory: Path | str) -> list[SessionRow]:
     """Every usable session in `directory`, newest first."""
     rows: list[SessionRow] = []
     for _path in list_session_files(directory):  # already newest first
-        # TODO: read the file with read_session (skip it on UnusableSessionFile) and append a
-        # SessionRow: the preview of its first user message, its message count, its st_mtime.
+        # TODO: rebuild the conversation resuming this file restores (leave the file out on
+        # UnusableSessionFile) and append a SessionRow: the preview of its first user
+        # message, how many messages it holds, the file's st_mtime.
         pass
     return rows
 
@@ -65,6 +72,5 @@ def format_rows(rows: list[SessionRow]) -> str:
 
 def resume(directory: Path | str, answer: str) -> tuple[Session, list[Message]]:
     """What `main.py --resume` would do once the user has answered (given)."""
-    path = choose(list_sessions(directory), answer)
-    session, messages, _ = Session.open(path)
-    return session, messages
+    resumed = Session.open(choose(list_sessions(directory), answer))
+    return resumed.session, resumed.context.messages

@@ -2,20 +2,27 @@
 
 `--continue` always takes the latest session. `--resume` lists them and lets you pick one:
 
-     1  what was the result        8 messages   .sessions/20260102T0900Z-bb.jsonl
-     2  hello                      2 messages   .sessions/20260101T1200Z-aa.jsonl
+      1  what was the result                        8 messages   20260102T090000Z-bb.jsonl
+      2  hello                                      2 messages   20260101T120000Z-aa.jsonl
     which session? 2
 
 Write two functions; `resume` below already uses them.
 
-1. `list_sessions(directory)`: one `SessionRow` per usable session, newest first. The title is
-   `preview(...)` of the session's first user message, or "(no messages)" when it has none;
-   `messages` is how many messages it restores. A file that cannot be a session (read_session
-   raises UnusableSessionFile) is left out; a damaged but usable one is listed.
+1. `list_sessions(directory)`: one `SessionRow` per usable session, in the order of
+   `list_session_files` (most recently modified first). A row describes what resuming that
+   session restores: the conversation `Session.open` rebuilds, the path from the leaf. That
+   is not the file's lines: a file can also hold a torn line, entries of a kind this step
+   does not know, and branches the conversation left behind.
+   - `messages`: how many messages resuming it restores;
+   - `title`: `preview(...)` of the first user message of that conversation, or
+     "(no user message)" when it has none;
+   - `modified`: the file's st_mtime.
+   A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but
+   usable one is listed.
 2. `choose(rows, answer)`: the path of row number `answer` (what the user typed, counting from
    1, surrounding spaces allowed). Anything else raises ValueError with a short reason.
 
-Check it with `python -m exercises check 03.2` or the notebook.
+Check it with `python -m exercises check 03.2` or the notebook; stuck: `make hint ID=03.2`.
 """
 
 from __future__ import annotations
@@ -24,12 +31,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from messages import Message, preview
-from session import Session, UnusableSessionFile, list_session_files, read_session
+from session import Session, UnusableSessionFile, list_session_files
 
 
 class SessionRow(NamedTuple):
     path: Path
-    title: str  # preview of the first user message
+    title: str  # preview of the first user message of the conversation resuming restores
     messages: int  # how many messages resuming it restores
     modified: float  # st_mtime, seconds
 
@@ -39,11 +46,12 @@ def list_sessions(directory: Path | str) -> list[SessionRow]:
     rows: list[SessionRow] = []
     for path in list_session_files(directory):  # already newest first
         try:
-            messages = read_session(path).messages
+            # What resuming restores: the path from the leaf, however many lines the file has.
+            messages = Session.open(path).context.messages
         except UnusableSessionFile:
             continue
         users = [message for message in messages if message["role"] == "user"]
-        title = preview(users[0]) if users else "(no messages)"
+        title = preview(users[0]) if users else "(no user message)"
         rows.append(SessionRow(path, title, len(messages), path.stat().st_mtime))
     return rows
 
@@ -51,7 +59,7 @@ def list_sessions(directory: Path | str) -> list[SessionRow]:
 def choose(rows: list[SessionRow], answer: str) -> Path:
     """The path of the row the user picked by number; ValueError for anything else."""
     answer = answer.strip()
-    if not answer.isdigit():
+    if not answer.isdecimal():
         raise ValueError(f"{answer!r} is not a session number")
     number = int(answer)
     if not 1 <= number <= len(rows):
@@ -69,6 +77,5 @@ def format_rows(rows: list[SessionRow]) -> str:
 
 def resume(directory: Path | str, answer: str) -> tuple[Session, list[Message]]:
     """What `main.py --resume` would do once the user has answered (given)."""
-    path = choose(list_sessions(directory), answer)
-    session, messages, _ = Session.open(path)
-    return session, messages
+    resumed = Session.open(choose(list_sessions(directory), answer))
+    return resumed.session, resumed.context.messages
