@@ -1,0 +1,116 @@
+"""Exercise 04.1: a thinking level, recorded as an entry and restored on --continue.
+
+A model that can reason before it answers takes a reasoning effort: off, low, medium or high.
+Like the model, the level is a setting a session switches during its life, so the file must
+record each switch where it happened, and `--continue` must bring back the level in force.
+This step's `model_change` is the pattern; you add a third entry kind beside it:
+
+    {"type": "thinking_level_change", "id": "e4", "parentId": "e3", "thinkingLevel": "high"}
+
+Write three functions (the rest of this file is given):
+
+1. `append_thinking_level_change(session, level)` writes that entry through the session's one
+   write path, `session.append_entry(kind, fields)`: it picks the id, hangs the entry under
+   the leaf, creates the file (header first) if needed and moves the leaf. Return the entry.
+2. `thinking_command(chat, argument)`, the command `/thinking [LEVEL]`:
+   - `/thinking` alone answers one line, `thinking level: LEVEL` (the level in force);
+   - `/thinking LEVEL` with one of LEVELS other than the current one appends the entry, sets
+     `chat.thinking` and answers `thinking level set to LEVEL`;
+   - any other argument (`/thinking ultra`), or the level already in force, answers one line
+     and writes nothing.
+   A command never becomes a message: `chat.messages` and the cursor stay as they are.
+3. `thinking_level_at(entries, leaf_id)`, the restore: the level of the LAST
+   `thinking_level_change` on the path from the leaf (`entries.path_to_leaf`, as
+   `build_context` does for the model), not the last one in the file: once the file has a
+   branch, the two differ. No change on the path: DEFAULT_LEVEL. A file is data: if that
+   last change's `thinkingLevel` is not one of LEVELS (a newer program's level, a hand edit,
+   no field at all), use DEFAULT_LEVEL, as main.py does for a model it does not have.
+
+The step folder is never edited by an exercise, so this file holds what main.py would use:
+`ThinkingChat` (a `Chat` that also holds the level), `COMMANDS`, `run_command` and `open_chat`
+(what `--continue` would do). Check it with `python -m exercises check 04.1` or the notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from commands import COMMANDS as STEP_COMMANDS
+from commands import Chat, Command, CommandResult
+from entries import Entry, path_to_leaf  # noqa: F401  (you will need path_to_leaf)
+from messages import printable  # noqa: F401  (show what the user typed with printable())
+from model import DEFAULT_MODEL, MODELS
+from session import Session
+
+LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
+DEFAULT_LEVEL = "off"  # in force until a session switches
+
+
+@dataclass
+class ThinkingChat(Chat):
+    """A run of the program that also holds the thinking level the next turn runs with."""
+
+    thinking: str = DEFAULT_LEVEL
+
+
+def append_thinking_level_change(session: Session, level: str) -> Entry:
+    """Record a switch to `level` as a child of the leaf, then advance the leaf."""
+    # TODO: one call to the session's one write path, with the kind and the field above.
+    raise NotImplementedError("append_thinking_level_change is not written yet")
+
+
+def thinking_command(chat: ThinkingChat, argument: str) -> CommandResult:
+    """`/thinking` shows the level; `/thinking LEVEL` switches and records the switch."""
+    # TODO: show, refuse (an unknown level, the current one), or append and set chat.thinking.
+    raise NotImplementedError("thinking_command is not written yet")
+
+
+def thinking_level_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
+    """The thinking level in force at `leaf_id`: the last change on the path from the leaf."""
+    # TODO: walk path_to_leaf(entries, leaf_id).entries; remember each thinking_level_change.
+    raise NotImplementedError("thinking_level_at is not written yet")
+
+
+# --- Given: how main.py would use them -------------------------------------------------------
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<17} {c.help}" for c in COMMANDS.values()])
+
+
+COMMANDS: dict[str, Command] = {
+    **STEP_COMMANDS,
+    "/help": Command("/help", "list the commands", help_command),
+    "/thinking": Command(
+        "/thinking [LEVEL]",
+        f"show the thinking level, or set it ({', '.join(LEVELS)})",
+        thinking_command,
+    ),
+}
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """The step's run_command, over this file's table (the step's own one stays untouched)."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument.strip())
+
+
+def open_chat(path: Path | str) -> ThinkingChat:
+    """What `--continue` would do with this session: the messages, the model and the level
+    in force at the leaf, all read from the file (a fresh process knows nothing else)."""
+    resumed = Session.open(path)
+    messages = resumed.context.messages
+    model = resumed.context.model
+    return ThinkingChat(
+        resumed.session,
+        messages,
+        persisted=len(messages),
+        restored=len(messages),
+        model=model if model in MODELS else DEFAULT_MODEL,
+        thinking=thinking_level_at(resumed.session.entries, resumed.session.leaf_id),
+    )
