@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ from session import Session, SessionError, read_session
 from tools import Tool, default_tools
 
 STEP_DIR = Path(loop.__file__).resolve().parent
-STARTUP_SECONDS = 20  # a fresh interpreter reaching the tool; well under 1 s on a quiet machine
+STARTUP_SECONDS = 10  # a fresh interpreter reaching the tool; well under 1 s on a quiet machine
 RUNNING = b"<<the tool is running>>"
 
 # The child: load the student's module, run one turn through it, stall inside the tool. It
@@ -119,7 +120,16 @@ def check(module: ModuleType) -> str:
         model, tools = ScriptedModel(), default_tools()
         for text, added in [("what is 12*8", 4), ("hello", 2)]:
             before = len(messages)
-            count = persist(run_turn(model, tools, messages, user_text(text)), session)
+            try:
+                count = persist(run_turn(model, tools, messages, user_text(text)), session)
+            except NotImplementedError:
+                raise
+            except Exception as error:
+                raise AssertionError(
+                    f"the turn {text!r} raised {type(error).__name__}: {error}. Write each "
+                    "message with session.append_message(message)",
+                    persist,
+                ) from error
             assert len(messages) == before + added, (
                 f"the turn {text!r} did not run to its end: consume all the events",
                 persist,
@@ -182,22 +192,30 @@ def killed_in_the_tool(module: ModuleType, directory: Path) -> tuple[list[Messag
     return what the file kept, and how long the child took to reach the tool."""
     target = str(Path(module.__file__).resolve())
     started = time.monotonic()
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, target, str(STEP_DIR), str(directory), RUNNING.decode()],
-        cwd=directory,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        output = read_until(child, RUNNING, started + STARTUP_SECONDS)
-        child.kill()  # SIGKILL: nothing in the child runs after this
-        child.wait(timeout=10)
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: it can never fill and block
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, target, str(STEP_DIR), str(directory), RUNNING.decode()],
+            cwd=directory,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        try:
+            output = read_until(child, RUNNING, started + STARTUP_SECONDS)
+            child.kill()  # SIGKILL: nothing in the child runs after this
+            child.wait(timeout=10)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            for pipe in (child.stdin, child.stdout):
+                if pipe is not None:
+                    pipe.close()
         seconds = time.monotonic() - started
         if RUNNING not in output:
-            _, errors = child.communicate(timeout=10)
-            last = errors.decode(errors="replace").strip().splitlines()
-            if child.returncode == -9:  # still running when the time was up: we killed it
+            errors.seek(0)
+            last = errors.read().decode(errors="replace").strip().splitlines()
+            if child.returncode == -signal.SIGKILL:  # still running when the time was up
                 what = f"did not reach the tool call within {STARTUP_SECONDS} s"
             elif last:
                 what = f"failed before the tool call: {last[-1]}"
@@ -208,13 +226,6 @@ def killed_in_the_tool(module: ModuleType, directory: Path) -> tuple[list[Messag
                 "persist_as_finished must run the turn by consuming all of its events",
                 module.persist_as_finished,
             )
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        for pipe in (child.stdin, child.stdout, child.stderr):
-            if pipe is not None:
-                pipe.close()
     try:
         return stored(directory / "killed.jsonl"), seconds
     except SessionError as error:
