@@ -90,12 +90,11 @@ def check(module: ModuleType) -> str:
     return (
         f"{queries + 1} queries over 6 folders of sessions (and a missing one) each found the "
         "most recently modified usable session holding a message and started in that very "
-        "folder: other projects, a "
-        "session without a message, 6 unusable files (a FIFO among them), a subfolder, a "
-        "parent and a look-alike sibling were passed over; the folder was recognised through "
-        "a symlink, a trailing slash and '..'; a session whose folder is gone did not stop "
-        "the search; mtime, not the name, decided, and a tie went to the later name; None "
-        "for a folder with no session and for a missing sessions folder"
+        "folder: other projects, 2 sessions without a message, 6 unusable files (a FIFO among "
+        "them), a subfolder, a parent and a look-alike sibling were passed over; the folder "
+        "was recognised through a symlink, a trailing slash and '..'; a session whose folder "
+        "is gone did not stop the search; mtime, not the name, decided, and a tie went to the "
+        "later name; None for a folder with no session and for a missing sessions folder"
     )
 
 
@@ -154,10 +153,14 @@ def saved(sessions: Path, name: str, cwd: Path | str, age: int) -> Path:
 
 def header_only(sessions: Path, name: str, cwd: Path, age: int) -> Path:
     """A session with no message (what an older version left after a run that said nothing)."""
-    header = {"type": "header", "version": 1, "id": name, "createdAt": created_at(name)}
     path = sessions / f"{name}.jsonl"
-    path.write_bytes(orjson.dumps({**header, "cwd": str(cwd)}) + b"\n")
+    path.write_bytes(header_line(name, cwd))
     return aged(path, age)
+
+
+def header_line(name: str, cwd: Path) -> bytes:
+    header = {"type": "header", "version": 1, "id": name, "createdAt": created_at(name)}
+    return orjson.dumps({**header, "cwd": str(cwd)}) + b"\n"
 
 
 def created_at(name: str) -> str:
@@ -205,13 +208,20 @@ def projects_and_unusable_files(root: Path, sessions: Path, stories: dict[str, s
     saved(sessions, "20260101-a1", a, 500)
     saved(sessions, "20260102-a2", a, 400)
     saved(sessions, "20260103-b1", b, 300)
-    header_only(sessions, "20260104-a3", a, 250)
+    header_only(sessions, "20260104-a3", a, 240)
+    with (sessions / "20260104-a4.jsonl").open("ab") as file:  # a model change, no message
+        change = {"type": "model_change", "id": "e1", "parentId": None, "model": "scripted-v2"}
+        file.write(header_line("20260104-a4", a) + orjson.dumps(change) + b"\n")
+    aged(sessions / "20260104-a4.jsonl", 250)
     unusable_files(root, sessions, a, stories)
     stories["20260101-a1.jsonl"] = (
         "is the older of a's two sessions that hold a message (the list is newest first)"
     )
     stories["20260103-b1.jsonl"] = "was started in b"
     stories["20260104-a3.jsonl"] = "was started in a but holds no message"
+    stories["20260104-a4.jsonl"] = (
+        "was started in a but holds no message, only a model change (an entry of another kind)"
+    )
     return [
         Query(
             str(a),
