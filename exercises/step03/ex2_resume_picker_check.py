@@ -33,7 +33,7 @@ import orjson
 from loop import run_turn
 from messages import Message, preview, user_text
 from model import ScriptedModel
-from session import Session, persist_new_messages
+from session import Session, persist_new_messages, read_session
 from tools import default_tools
 
 NOW = 1_800_000_000  # every file's modification time is NOW minus its age in seconds
@@ -53,6 +53,7 @@ class Expected:
     title: str
     messages: int
     why: str  # what a reader of the file's lines gets wrong about it
+    title_differs: bool  # the file's first user message is not the conversation's
 
 
 def check(module: ModuleType) -> str:
@@ -95,7 +96,8 @@ def compare_rows(module: ModuleType, folder: Path, rows: object, expected: list[
     got = [Path(row.path).name for row in rows]
     want = [e.name for e in expected]
     assert rows, (
-        f"list_sessions returned no row, but the folder holds {len(want)} usable sessions",
+        f"list_sessions returned no row, but the folder holds {len(want)} usable sessions: "
+        "add a SessionRow for each file that can be opened as a session",
         blame,
     )
     unusable = [name for name in got if name not in want]
@@ -134,7 +136,7 @@ def compare_rows(module: ModuleType, folder: Path, rows: object, expected: list[
         assert row.title == e.title, (
             f"{where}: title={row.title!r}, expected {e.title!r}, the preview of the first "
             "user message of the conversation resuming restores"
-            f"{' (' + e.why + ')' if e.why else ''}",
+            f"{' (' + e.why + ')' if e.why and e.title_differs else ''}",
             blame,
         )
         mtime = (folder / e.name).stat().st_mtime
@@ -148,8 +150,9 @@ def compare_choose(module: ModuleType, rows: list[Any]) -> int:
     choose = module.choose
     picks = [("3", 2), (" 1 \n", 0), (str(len(rows)), len(rows) - 1)]
     for answer, index in picks:
-        got = guarded(choose, f"choose(rows, {answer!r})", rows, answer)
-        assert got is not None and Path(got) == Path(rows[index].path), (
+        advice = f"It is row {index + 1}'s number (spaces around a number are fine)"
+        got = guarded(choose, f"choose(rows, {answer!r})", rows, answer, advice=advice)
+        assert isinstance(got, str | os.PathLike) and Path(got) == Path(rows[index].path), (
             f"choose(rows, {answer!r}) returned {got!r}; expected row {index + 1}'s path, "
             f"{Path(rows[index].path).name} (rows count from 1; spaces around are fine)",
             choose,
@@ -180,7 +183,12 @@ def compare_choose(module: ModuleType, rows: list[Any]) -> int:
 def compare_resume(module: ModuleType, folder: Path, expected: list[Expected]) -> None:
     number = [e.name for e in expected].index("20260104-branched.jsonl") + 1
     session, messages = guarded(
-        module.resume, f"resume(directory, '{number}')", folder, str(number)
+        module.resume,
+        f"resume(directory, '{number}')",
+        folder,
+        str(number),
+        advice="resume is given: restore it as the starter has it, or use list_sessions and "
+        "choose as it does",
     )
     want = Session.open(folder / "20260104-branched.jsonl").context.messages
     assert Path(session.path) == folder / "20260104-branched.jsonl" and messages == want, (
@@ -191,7 +199,16 @@ def compare_resume(module: ModuleType, folder: Path, expected: list[Expected]) -
     )
 
 
-def guarded(function: Callable[..., Any], call: str, *args: object) -> Any:
+LISTING_ADVICE = (
+    "The folder holds sessions of every shape step 03 reads and files that cannot be a "
+    "session: leave the latter out (UnusableSessionFile), and give a session with no user "
+    "message the title '(no user message)'"
+)
+
+
+def guarded(
+    function: Callable[..., Any], call: str, *args: object, advice: str = LISTING_ADVICE
+) -> Any:
     """The student's function, run under an alarm; any exception becomes a verdict."""
 
     def alarm(signum: int, frame: FrameType | None) -> None:
@@ -212,10 +229,7 @@ def guarded(function: Callable[..., Any], call: str, *args: object) -> Any:
         ) from None
     except Exception as error:
         raise AssertionError(
-            f"{call} raised {type(error).__name__}: {error}. The folder holds sessions of "
-            "every shape step 03 reads and files that cannot be a session: leave the latter "
-            "out (UnusableSessionFile), and give a session with no user message the title "
-            "'(no user message)'",
+            f"{call} raised {type(error).__name__}: {error}. {advice}",
             function,
         ) from error
     finally:
@@ -230,10 +244,13 @@ def is_regular(path: Path) -> bool:
 # --- The folder -------------------------------------------------------------------------------
 
 
+TITLE_DIFFERS = {"20260105-second-root.jsonl", "20260107-chain-break.jsonl"}
+
+
 def build(folder: Path) -> list[Expected]:
     """Write every session, age them, and return the rows they must get, newest first."""
     expected = [
-        Expected(name, title, count, why)
+        Expected(name, title, count, why, title_differs=name in TITLE_DIFFERS)
         for name, title, count, why in [
             ("20260109-tie-b.jsonl", "hello", 2, ""),
             ("20260109-tie-a.jsonl", "hello", 2, ""),
@@ -266,10 +283,10 @@ def build(folder: Path) -> list[Expected]:
             ),
             (
                 "20260107-chain-break.jsonl",
-                "what is 12*8",
-                4,
-                "a damaged line breaks its chain: only the path from the leaf back to the "
-                "break is restored",
+                "(no user message)",
+                3,
+                "a damaged line (its second user message) breaks its chain: only the path from "
+                "the leaf back to the break is restored, and it holds no user message",
             ),
             ("20260102-recall.jsonl", "what is 12*8", 6, ""),
             ("20260101-hello.jsonl", "hello", 2, ""),
@@ -298,7 +315,7 @@ def build(folder: Path) -> list[Expected]:
     changes.append_entry("model_change", {"model": "scripted-v3"})  # the leaf is no message
     broken = saved(folder, "20260107-chain-break", ["hello", "what is 12*8"])
     lines = broken.read_bytes().split(b"\n")
-    lines[2] = lines[2][:40]  # e2, torn in the middle: e3 now hangs under a missing parent
+    lines[3] = lines[3][:40]  # e3, torn in the middle: e4 now hangs under a missing parent
     broken.write_bytes(b"\n".join(lines))
     header = {"type": "header", "version": 1, "id": "x", "createdAt": "", "cwd": "/"}
     (folder / "20260108-no-message.jsonl").write_bytes(orjson.dumps(header) + b"\n")
@@ -316,6 +333,11 @@ def build(folder: Path) -> list[Expected]:
         if (len(restored), title) != (e.messages, e.title):
             raise RuntimeError(f"the check's own {e.name} no longer restores what it expects")
         lines = len(path.read_bytes().splitlines()) - 1  # after the header
+        said = [e["message"] for e in read_session(path).entries if e["type"] == "message"]
+        users = [m for m in said if m["role"] == "user"]
+        in_file = preview(users[0]) if users else "(no user message)"
+        if (in_file != e.title) != e.title_differs:
+            raise RuntimeError(f"the check's own {e.name} no longer titles as it expects")
         if e.why and lines == e.messages:
             raise RuntimeError(f"the check's own {e.name} no longer differs from its lines")
     return expected
