@@ -96,8 +96,7 @@ def compare_rows(module: ModuleType, folder: Path, rows: object, expected: list[
     got = [Path(row.path).name for row in rows]
     want = [e.name for e in expected]
     assert rows, (
-        f"list_sessions returned no row, but the folder holds {len(want)} usable sessions: "
-        "add a SessionRow for each file that can be opened as a session",
+        f"list_sessions returned no row, but the folder holds {len(want)} usable sessions",
         blame,
     )
     unusable = [name for name in got if name not in want]
