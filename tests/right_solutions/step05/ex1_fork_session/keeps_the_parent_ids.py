@@ -1,0 +1,51 @@
+"""Right: the fork keeps the parent's ids (e9 in the fork is e9 in the parent), written by hand.
+
+Each copy keeps its id; an entry that hung under a left-out branch entry is hung under the
+copy before it instead, so the fork is still a straight line. The file is created with
+O_EXCL, so an existing session is never overwritten, and the parent is named with
+os.path.abspath. A check that insisted on new ids e1, e2, ..., or on Session.create, or on
+Path.resolve, would fail it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+
+from entries import path_to_leaf
+from session import read_session
+
+
+def fork_session(
+    path: Path | str, directory: Path | str, *, session_id: str, created_at: str
+) -> Path:
+    """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
+    reading = read_session(path)  # refuses what is no session; never writes
+    leaf = None
+    for entry_id in reading.by_id:  # the last usable entry is the leaf
+        leaf = entry_id
+    header = {
+        "type": "header",
+        "version": 1,
+        "id": session_id,
+        "createdAt": created_at,
+        "cwd": reading.header["cwd"],
+        "parentSession": os.path.abspath(path),
+    }
+    lines = [orjson.dumps(header)]
+    previous = None
+    for entry in path_to_leaf(reading.by_id, leaf).entries:
+        if entry["type"] == "branch":
+            continue
+        lines.append(orjson.dumps({**entry, "parentId": previous}))
+        previous = entry["id"]
+    target = Path(directory) / f"{session_id}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # never overwrite
+    try:
+        os.write(fd, b"\n".join(lines) + b"\n")
+    finally:
+        os.close(fd)
+    return target

@@ -1,0 +1,31 @@
+"""Wrong: copies the conversation's messages, not the path's entries: the model is lost.
+
+`Session.open(...).context.messages` is the path already walked, so the abandoned branches
+are left out, rightly. But a context holds messages, and the model in force is a
+`model_change` entry on the path: the fork resumes with the default model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from session import Session
+
+EXPECTED_FAIL = "the fork's model is None; at the parent's leaf it is 'scripted-v2'"
+
+
+def fork_session(
+    path: Path | str, directory: Path | str, *, session_id: str, created_at: str
+) -> Path:
+    """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
+    resumed = Session.open(path)
+    fork = Session.create(
+        directory,
+        session_id=session_id,
+        created_at=created_at,
+        cwd=resumed.session.header["cwd"],
+    )
+    fork.header["parentSession"] = str(Path(path).resolve())
+    for message in resumed.context.messages:
+        fork.append_message(message)
+    return fork.path
