@@ -88,11 +88,29 @@ def depths(graph: nx.DiGraph) -> dict[str, int]:
     return {node: found.get(node, 0) for node in graph}
 
 
+def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
+    """The entries of each column (by depth), top to bottom in the order a walk from the roots
+    meets them, children in file order: each branch keeps to its own band, so no edges cross.
+
+    Stop here: given a node attribute instead, networkx gathers each column into a set, whose
+    order changes from one run of Python to the next, and branches would cross at random.
+    """
+    roots = [node for node, degree in graph.in_degree() if degree == 0]
+    order = [node for root in roots for node in nx.dfs_preorder_nodes(graph, root)]
+    seen = set(order)
+    order += [node for node in graph if node not in seen]  # a parent cycle has no root
+    depth = depths(graph)
+    found: dict[int, list[str]] = {}
+    for node in order:
+        found.setdefault(depth[node], []).append(node)
+    return found
+
+
 def draw(graph: nx.DiGraph, ax: Axes) -> None:
     """Left to right by depth, coloured by kind. The conversation (the path from the leaf) is
     solid; entries off it are faded with dashed edges; restored entries get a dark outline."""
-    nx.set_node_attributes(graph, depths(graph), "depth")
-    pos = nx.multipartite_layout(graph, subset_key="depth", align="vertical")
+    bottom_up = {column: nodes[::-1] for column, nodes in columns(graph).items()}
+    pos = nx.multipartite_layout(graph, subset_key=bottom_up, align="vertical")
     nodes = graph.nodes
     colours = [KIND_COLOURS.get(nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
     outlines = ["#222222" if nodes[n]["restored"] else "none" for n in graph]

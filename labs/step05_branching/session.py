@@ -18,7 +18,7 @@ import gc
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +44,7 @@ MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first 
 # NUL bytes must not take 2 GB of memory. The writer refuses to write such a line, so the
 # program never writes a file it cannot read back.
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
-_SKIP_CHUNK = 1024 * 1024
+_READ_CHUNK = 4 * 1024 * 1024
 
 
 class SessionHeader(TypedDict):
@@ -69,6 +69,85 @@ class UnusableSessionFile(SessionError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class EntryIndex(MutableMapping[str, Entry]):
+    """Every usable entry of a session by id, in file order, each parsed on first use.
+
+    Resuming must not cost more than the conversation needs. Opening a file indexes each line
+    by its id, read from the start of the line, where the lab's writer always puts it, without
+    parsing the rest. A line is parsed and checked the first time something asks for its
+    entry: the walk from the leaf asks for exactly the entries on the path; `/tree` and
+    `read_session` ask for all of them. A line that then turns out damaged is dropped and
+    counted, exactly as if the reader had met it at open. Lazy decoding, never lazy checking:
+    nothing reaches the model unchecked.
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[str, Entry | bytes] = {}  # an entry, or its line not parsed yet
+        self.damaged = 0  # lines found unusable so far
+
+    def add_line(self, line: bytes | None) -> None:
+        """Index one line of the file (None: a line too long to read)."""
+        match = None if line is None else _ID_AT_START.match(line)
+        if match is None:  # not the writer's shape (or not an entry): parse it now
+            entry = None if line is None else _parse_entry(line)
+            if entry is None:
+                self.damaged += 1
+                return
+            key, value = entry["id"], entry
+        else:
+            key, value = match.group(1).decode("utf-8", "surrogateescape"), line
+        if key in self._items and self._entry(key) is not None:
+            self.damaged += 1  # ids are unique: the first usable line with an id wins
+            return
+        self._items[key] = value
+
+    def last_usable(self) -> str | None:
+        """The leaf of a file just read: its last usable entry, of any kind."""
+        return next((key for key in reversed(list(self._items)) if key in self), None)
+
+    def ids(self) -> list[str]:
+        """Every id indexed, checked or not: enough to keep new ids unique, without parsing."""
+        return list(self._items)
+
+    def _entry(self, key: str) -> Entry | None:
+        value = self._items.get(key)
+        if value is None or isinstance(value, dict):
+            return value
+        entry = _parse_entry(value)
+        if entry is None or entry["id"] != key:  # damaged after all: drop it and count it
+            del self._items[key]
+            self.damaged += 1
+            return None
+        self._items[key] = entry  # parsed once; the line itself is let go
+        return entry
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._entry(key) is not None
+
+    def __getitem__(self, key: str) -> Entry:
+        entry = self._entry(key)
+        if entry is None:
+            raise KeyError(key)
+        return entry
+
+    def __setitem__(self, key: str, entry: Entry) -> None:
+        self._items[key] = entry
+
+    def __delitem__(self, key: str) -> None:
+        del self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in list(self._items) if key in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+# The start of every line the lab writes: {"type":"…","id":"…". An id with an escape or a
+# quote in it does not match, and that line is parsed whole at once instead.
+_ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
 
 
 @dataclass(frozen=True)
@@ -102,19 +181,19 @@ class Session:
         self,
         path: Path,
         header: SessionHeader,
-        entries: dict[str, Entry] | None = None,
+        entries: EntryIndex | None = None,
         *,
         exists: bool = False,
         needs_newline: bool = False,
     ) -> None:
         self.path = path
         self.header = header
-        self.entries: dict[str, Entry] = entries or {}  # every usable entry, by id
+        self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
         # The leaf: the entry the next one hangs under. On open, the last usable entry.
-        self.leaf_id: str | None = next(reversed(self.entries), None)
+        self.leaf_id: str | None = self.entries.last_usable()
         self.exists = exists  # False until the first write creates the file
         self.needs_newline = needs_newline  # the file ends in a torn line: start a fresh one
-        self._next_number = 1 + max(map(id_number, self.entries), default=0)
+        self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
 
     @classmethod
     def create(
@@ -143,12 +222,18 @@ class Session:
         from it, whatever the lines around it say.
         """
         path = Path(path)
-        reading = read_session(path)
-        _check_appendable(path)  # learn now, not after the user's first turn
-        session = cls(
-            path, reading.header, reading.by_id, exists=True, needs_newline=reading.needs_newline
-        )
-        return Resumed(session, build_context(session.entries, session.leaf_id), reading.skipped)
+        with _collector_paused():
+            indexed = _index_session(path)
+            _check_appendable(path)  # learn now, not after the user's first turn
+            session = cls(
+                path,
+                indexed.header,
+                indexed.entries,
+                exists=True,
+                needs_newline=indexed.needs_newline,
+            )
+            context = build_context(session.entries, session.leaf_id)
+        return Resumed(session, context, indexed.entries.damaged)
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
         """Append an entry of `kind` as a child of the leaf, then advance the leaf.
@@ -266,25 +351,35 @@ def holds_a_message(path: Path | str) -> bool:
 
 
 def read_session(path: Path | str) -> SessionReading:
-    """Read a whole session file, skipping and counting the lines it cannot use.
+    """Read a whole session file, checking every line, skipping and counting the unusable.
 
     Refuses (UnusableSessionFile) only a file that cannot be a session: empty, no header line,
     an unsupported version, not a regular file. Never writes.
     """
     path = Path(path)
-    by_id: dict[str, Entry] = {}
-    skipped = 0
-    with _open_for_reading(path) as file, _collector_paused():
+    with _collector_paused():
+        indexed = _index_session(path)
+        by_id = dict(indexed.entries.items())  # parses and checks every entry
+    return SessionReading(indexed.header, by_id, indexed.entries.damaged, indexed.needs_newline)
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    header: SessionHeader
+    entries: EntryIndex
+    needs_newline: bool
+
+
+def _index_session(path: Path) -> _Indexed:
+    """One pass over the file: the header checked, every line indexed by its id."""
+    entries = EntryIndex()
+    with _open_for_reading(path) as file:
         header = _parse_header(path, _read_first_line(path, file))
         for line in _bounded_lines(path, file):
-            entry = None if line is None else _parse_entry(line)
-            if entry is None or entry["id"] in by_id:  # ids are unique: a repeat is damage
-                skipped += 1
-            else:
-                by_id[entry["id"]] = entry
+            entries.add_line(line)
         file.seek(-1, os.SEEK_END)
         needs_newline = file.read(1) != b"\n"
-    return SessionReading(header, by_id, skipped, needs_newline)
+    return _Indexed(header, entries, needs_newline)
 
 
 def list_session_files(directory: Path | str) -> list[Path]:
@@ -337,30 +432,40 @@ def find_latest_session(directory: Path | str) -> LatestSession:
 
 
 def _bounded_lines(path: Path, file: BinaryIO) -> Iterator[bytes | None]:
-    """The lines left in `file`, split on b"\\n" only, each at most MAX_ENTRY_BYTES long.
-
-    A longer line comes out as None: it is skipped in bounded pieces, never held whole.
-    """
-    # Stop here: a file opened in binary mode yields lines split on b"\n" and nothing else.
-    # str.splitlines() would also split on \x85, U+2028 and U+2029, which JSON leaves
-    # unescaped in strings: a message holding one would become two broken lines.
+    """The lines left in `file`, split on b"\\n" only (without it), each at most
+    MAX_ENTRY_BYTES long. A longer line comes out as None: it is read past in bounded pieces,
+    never held whole. The file is read in large chunks, split by one C call each."""
+    # Stop here: bytes.split(b"\n") splits on b"\n" and nothing else. str.splitlines() would
+    # also split on \x85, U+2028 and U+2029, which JSON leaves unescaped in strings: a
+    # message holding one would become two broken lines.
+    pending, too_long = b"", False  # the unfinished last line of the chunks read so far
     try:
-        while line := file.readline(MAX_ENTRY_BYTES + 1):
-            if len(line) <= MAX_ENTRY_BYTES or line.endswith(b"\n"):
-                yield line
-                continue
-            while (rest := file.readline(_SKIP_CHUNK)) and not rest.endswith(b"\n"):
-                pass
-            yield None
+        while chunk := file.read(_READ_CHUNK):
+            if too_long:  # still inside a line too long to keep: read past it
+                end = chunk.find(b"\n")
+                if end < 0:
+                    continue
+                chunk, too_long = chunk[end + 1 :], False
+                yield None
+            lines = chunk.split(b"\n")
+            lines[0] = pending + lines[0]
+            pending = lines.pop()
+            for line in lines:
+                yield None if len(line) > MAX_ENTRY_BYTES else line
+            if len(pending) > MAX_ENTRY_BYTES:  # let it go; remember its end is damage
+                pending, too_long = b"", True
     except OSError as error:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+    if pending or too_long:  # the last line, without its \n: torn, or complete but unended
+        yield None if too_long else pending
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Reading a long session makes millions of small dicts and lists, and Python's cycle
     collector would stop again and again to scan them, though parsed JSON holds no cycles.
-    Pausing it while reading makes resuming a 100,000-entry session about a third faster."""
+    Pausing it while reading and replaying makes resuming a 100,000-entry session about a
+    third faster."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

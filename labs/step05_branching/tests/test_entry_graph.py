@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from entry_graph import draw, entry_graph, network_text  # noqa: E402
+from entry_graph import columns, draw, entry_graph, network_text  # noqa: E402
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
@@ -100,3 +100,21 @@ def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) ->
     draw(graph, ax)
     fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
     plt.close(fig)
+
+
+def test_branches_are_drawn_in_file_order_and_never_cross(tmp_path: Path) -> None:
+    """Each column lists its entries branch by branch, the first branch written on top, in
+    every run: networkx alone puts a column in set order, which changes with the hash seed."""
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    for text in ("root", "a1", "a2"):
+        session.append_message(user_text(text))
+    session.append_branch("e1")  # e4: the next entries hang under e1, through the branch
+    for text in ("b1", "b2"):
+        session.append_message(user_text(text))
+    graph = entry_graph(session.path)
+    assert columns(graph) == {0: ["e1"], 1: ["e2", "e4"], 2: ["e3", "e5"], 3: ["e6"]}
+    fig, ax = plt.subplots()
+    draw(graph, ax)
+    y = dict(zip(graph, ax.collections[0].get_offsets()[:, 1], strict=True))
+    plt.close(fig)
+    assert y["e2"] > y["e4"] and y["e3"] > y["e5"]  # the branch written first stays on top

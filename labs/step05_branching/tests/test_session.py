@@ -191,3 +191,37 @@ def test_a_cursor_past_the_end_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cursor 3"):
         persist_new_messages(session, [user_text("one")], 3)
     assert not session.path.exists()
+
+
+def test_entries_are_parsed_when_first_used_and_checked_all_the_same(tmp_path: Path) -> None:
+    """Resume parses the path and looks for the leaf from the end; the rest waits, and a
+    damaged line off the path is found (and counted) when something first uses it."""
+    session = new_session(tmp_path)
+    for text in ["a", "b", "c"]:
+        session.append_message(user_text(text))
+    with session.path.open("ab") as file:  # starts like an entry, and is not one
+        file.write(b'{"type":"message","id":"e9","parentId":"e2","message":{"role":"user"}}\n')
+    session = Session.open(session.path).session
+    session.append_branch("e1")
+    session.append_message(user_text("d"))
+    resumed = Session.open(session.path)
+    assert resumed.session.leaf_id == "e5" and resumed.skipped == 0  # e9 not looked at yet
+    assert [m["content"][0]["text"] for m in resumed.context.messages] == ["a", "d"]
+    assert "e9" not in resumed.session.entries  # checked now, found damaged, dropped
+    assert resumed.session.entries.damaged == 1
+    assert list(resumed.session.entries) == ["e1", "e2", "e3", "e4", "e5"]
+    assert read_session(session.path).skipped == 1
+
+
+def test_a_repeated_id_whose_first_line_is_damaged_keeps_the_usable_one(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    session.append_message(user_text("a"))
+    with session.path.open("ab") as file:
+        file.write(b'{"type":"message","id":"e2","parentId":"e1","message":5}\n')
+        file.write(
+            b'{"type":"message","id":"e2","parentId":"e1","message":'
+            b'{"role":"user","content":[{"type":"text","text":"b"}]}}\n'
+        )
+    resumed = Session.open(session.path)
+    assert [m["content"][0]["text"] for m in resumed.context.messages] == ["a", "b"]
+    assert resumed.skipped == 1

@@ -1,0 +1,176 @@
+"""Does the session tree hold at scale? python bench.py [--entries N] [--json]
+
+Generates a session of N entries (100,000 by default: about 130 MB, with a branch every few
+dozen entries), then measures, each in a fresh process so that peak memory is its own:
+
+- resume: `Session.open` (read every line, validate, index by id, walk from the leaf, rebuild
+  the conversation and the model), best of three;
+- the floor: read every line and parse it with orjson, nothing else, best of three. No reader
+  can resume faster than it parses, so resume / floor says what the tree costs on top;
+- peak memory of each against the file's size;
+- moving the leaf (`append_branch`: constant time) and rebuilding the conversation from the
+  new leaf (`build_context`: the length of the path) on the resumed session.
+
+Targets the lab sets itself: resume at most 1.2x the floor, peak memory at most 3x the file.
+Timings vary from run to run and machine to machine; this prints figures, it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
+
+import orjson  # noqa: E402
+
+from entries import build_context  # noqa: E402
+from messages import assistant_message, user_text  # noqa: E402
+from session import Session  # noqa: E402
+
+TEXT = "All work and no play makes a session file grow. " * 24  # about 1.2 kB a message
+BRANCH_EVERY = 40  # entries between two leaf moves
+BRANCH_BACK = 15  # how far back each move goes
+
+
+def generate(path: Path, entries: int) -> None:
+    """A session written through the lab's own write path, branches and model switches in it."""
+    session = Session.create(
+        path.parent, session_id=path.stem, created_at="2026-01-01T00:00:00Z", cwd="/"
+    )
+    ids: list[str] = []
+    for number in range(entries):
+        if number and number % BRANCH_EVERY == 0:
+            entry = session.append_branch(ids[-BRANCH_BACK])
+        elif number % 500 == 250:
+            entry = session.append_model_change("scripted-v2" if number % 1000 else "scripted-v1")
+        elif number % 2 == 0:
+            entry = session.append_message(user_text(f"{number} {TEXT}"))
+        else:
+            entry = session.append_message(assistant_message(f"{number} {TEXT}"))
+        ids.append(entry["id"])
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def measure_floor(path: Path) -> dict[str, float]:
+    """Read and parse every line, keep every value: the least any reader must do."""
+    times = []
+    for _ in range(3):
+        gc.collect()
+        gc.disable()  # the same favour the reader gets: parsed JSON holds no cycles
+        started = time.perf_counter()
+        with path.open("rb") as file:
+            values = [orjson.loads(line) for line in file]
+        times.append(time.perf_counter() - started)
+        gc.enable()
+        del values
+    return {"seconds": min(times), "peak_mib": peak_mib()}
+
+
+def measure_resume(path: Path) -> dict[str, float]:
+    times = []
+    for _ in range(3):
+        gc.collect()
+        started = time.perf_counter()
+        resumed = Session.open(path)
+        times.append(time.perf_counter() - started)
+        messages, model = len(resumed.context.messages), resumed.context.model
+        del resumed
+    resumed = Session.open(path)
+    session = resumed.session
+    ids = session.entries.ids()
+    targets = [key for key in ids[:: max(1, len(ids) // 50)] if key in session.entries][:50]
+    move_seconds, rebuild_seconds = [], []
+    for target in targets:  # each move: one appended line, then the path from the new leaf
+        if target == session.leaf_id or target not in session.entries:
+            continue
+        started = time.perf_counter()
+        session.append_branch(target)
+        move_seconds.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        build_context(session.entries, session.leaf_id)
+        rebuild_seconds.append(time.perf_counter() - started)
+    return {
+        "seconds": min(times),
+        "peak_mib": peak_mib(),
+        "messages": messages,
+        "model": model or "",
+        "entries": len(ids),
+        "move_seconds": min(move_seconds),
+        "rebuild_seconds": max(rebuild_seconds),
+    }
+
+
+def in_fresh_process(what: str, path: Path) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", what, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--measure", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:  # the child: one measurement, printed as JSON
+        what, file = args.measure
+        measure = measure_floor if what == "floor" else measure_resume
+        print(json.dumps(measure(Path(file))))
+        return
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bench.jsonl"
+        started = time.perf_counter()
+        generate(path, args.entries)
+        generated = time.perf_counter() - started
+        size_mib = path.stat().st_size / 2**20
+        floor = in_fresh_process("floor", path)
+        resume = in_fresh_process("resume", path)
+    figures = {
+        "entries": args.entries,
+        "file_mib": size_mib,
+        "generate_seconds": generated,
+        "floor_seconds": floor["seconds"],
+        "resume_seconds": resume["seconds"],
+        "resume_over_floor": resume["seconds"] / floor["seconds"],
+        "floor_peak_mib": floor["peak_mib"],
+        "resume_peak_mib": resume["peak_mib"],
+        "resume_peak_over_file": resume["peak_mib"] / size_mib,
+        "messages_on_path": resume["messages"],
+        "model_at_leaf": resume["model"],
+        "move_leaf_seconds": resume["move_seconds"],
+        "rebuild_longest_path_seconds": resume["rebuild_seconds"],
+    }
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"session: {args.entries:,} entries, {size_mib:.0f} MiB, generated in {generated:.1f} s")
+    print(f"  on the path from the leaf: {resume['messages']:,} messages, model {resume['model']}")
+    print(f"{'':24}{'time':>10}{'peak memory':>14}")
+    print(f"{'floor (orjson each line)':24}{floor['seconds']:>9.2f}s{floor['peak_mib']:>10.0f} MiB")
+    print(f"{'resume (Session.open)':24}{resume['seconds']:>9.2f}s{resume['peak_mib']:>10.0f} MiB")
+    ratio, memory = figures["resume_over_floor"], figures["resume_peak_over_file"]
+    print(f"resume / floor: {ratio:.2f}x (target at most 1.2x)")
+    print(f"resume peak memory / file size: {memory:.2f}x (target at most 3x)")
+    move, rebuild = resume["move_seconds"] * 1e3, resume["rebuild_seconds"] * 1e3
+    print(f"moving the leaf (one appended line): {move:.2f} ms, whatever the session's size")
+    print(f"rebuilding the conversation from a new leaf: at most {rebuild:.1f} ms (path length)")
+
+
+if __name__ == "__main__":
+    main()
