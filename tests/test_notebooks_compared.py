@@ -61,8 +61,10 @@ def code_cell(source: str, *outputs: dict[str, Any]) -> Cell:
 
 
 TEXT = {"output_type": "stream", "name": "stdout", "text": ["ledger cheaper: True\n"]}
-PICTURE = {"output_type": "display_data",
-           "data": {"image/png": "iVBORw0...", "text/plain": ["<Figure size 640x480>"]}}
+PICTURE = {
+    "output_type": "display_data",
+    "data": {"image/png": "iVBORw0...", "text/plain": ["<Figure size 640x480>"]},
+}
 
 
 def test_the_rule_tells_compared_from_uncompared_cells() -> None:

@@ -13,8 +13,7 @@ import json
 from messages import Message
 
 EXPECTED_FAIL = (
-    'cut after 147 (ending `t":"1 * 7 = 7."}`)'
-    ': expected 1 message (the complete ones), got 0'
+    'cut after 147 (ending `t":"1 * 7 = 7."}`): expected 1 message (the complete ones), got 0'
 )
 
 

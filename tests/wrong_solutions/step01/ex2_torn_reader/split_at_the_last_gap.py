@@ -11,8 +11,7 @@ import json
 from messages import Message
 
 EXPECTED_FAIL = (
-    'cut after 80 (ending `at is 1 * 7?"}]}`)'
-    ': expected 1 message (the complete ones), got 0'
+    'cut after 80 (ending `at is 1 * 7?"}]}`): expected 1 message (the complete ones), got 0'
 )
 
 
