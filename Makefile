@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed-requirements
 NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: help demo lab check notebooks exercises exercise hint clean
+.PHONY: help demo lab check notebooks exercises exercise hint bench clean
 
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
@@ -16,6 +16,7 @@ help:
 	@echo "make check       ruff, every step's tests, course-wide tests, notebooks, exercises"
 	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
 	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
+	@echo "make bench       step 05 at scale: a 100,000-entry session resumed, against the floor"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
 
 $(INSTALLED): requirements.txt
@@ -54,6 +55,11 @@ notebooks: $(INSTALLED)
 	  (cd notebooks && ../$(VENV)/bin/jupyter nbconvert --to notebook --execute \
 	    --inplace --ExecutePreprocessor.kernel_name=python3 $$(basename $$nb)) || exit 1; \
 	done
+
+# Figures, not a test: a 100,000-entry session (about 120 MiB) resumed by step 05 against the
+# floor of parsing every line, peak memory against the file, and step 01's append costs.
+bench: $(INSTALLED)
+	@$(PY) tools/bench.py
 
 clean:
 	rm -rf notebooks/.scratch .pytest_cache .ruff_cache

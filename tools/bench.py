@@ -1,0 +1,76 @@
+"""What `make bench` runs: the lab's figures at scale, side by side, in one run.
+
+- step 05's bench.py (in its own processes): a 100,000-entry session with branches, resumed,
+  against the floor of parsing every line with orjson, and peak memory against the file;
+- step 01's append costs at 100 and 10,000 messages: what one more message costs a snapshot
+  (rewrite everything) and a ledger (append a line), the choice everything else builds on.
+
+Each step runs as its own process (step folders share module names and never meet in one
+interpreter). Figures vary from run to run and machine to machine; nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+LAB_ROOT = Path(__file__).resolve().parent.parent
+STEP01 = LAB_ROOT / "labs" / "step01_snapshot_vs_ledger"
+STEP05 = LAB_ROOT / "labs" / "step05_branching"
+KINDS = ("snapshot", "atomic", "ledger", "ledger-reopen")
+SIZES = (100, 10_000)
+
+STEP01_SCRIPT = f"""
+import json, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {str(STEP01)!r})
+from measure import measure_all
+with tempfile.TemporaryDirectory() as folder:
+    costs = measure_all({KINDS!r}, {list(SIZES)!r}, Path(folder), repeats=5, rounds=3)
+print(json.dumps([[c.kind, c.history_length, c.bytes_written, c.seconds] for c in costs]))
+"""
+
+
+def main() -> int:
+    print("step 05: generating and resuming a 100,000-entry session...")
+    resume = json.loads(
+        subprocess.run(
+            [sys.executable, str(STEP05 / "bench.py"), "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    appends = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", STEP01_SCRIPT], capture_output=True, text=True, check=True
+        ).stdout
+    )
+
+    print(f"\nresume ({resume['entries']:,} entries, {resume['file_mib']:.0f} MiB file)")
+    print(f"  {'':34}{'time':>9}{'peak memory':>14}")
+    floor_line = f"{resume['floor_seconds']:>8.2f}s{resume['floor_peak_mib']:>10.0f} MiB"
+    resume_line = f"{resume['resume_seconds']:>8.2f}s{resume['resume_peak_mib']:>10.0f} MiB"
+    print(f"  {'floor: orjson on every line':34}{floor_line}")
+    print(f"  {'step 05: Session.open':34}{resume_line}")
+    print(f"  resume / floor: {resume['resume_over_floor']:.2f}x (target at most 1.2x)")
+    print(f"  peak memory / file: {resume['resume_peak_over_file']:.2f}x (target at most 3x)")
+    print(f"  moving the leaf: {resume['move_leaf_seconds'] * 1e6:.0f} µs (one appended line)")
+    print(f"  rebuilding from a new leaf: {resume['rebuild_longest_path_seconds'] * 1e3:.0f} ms")
+
+    print("\nstep 01: one more message, when the history already holds N")
+    print(f"  {'store':16}" + "".join(f"{f'N={size:,}':>22}" for size in SIZES))
+    cost = {(kind, size): (written, seconds) for kind, size, written, seconds in appends}
+    for kind in KINDS:
+        cells = []
+        for size in SIZES:
+            written, seconds = cost[kind, size]
+            cells.append(f"{written:>10,} B {seconds * 1e6:>7.1f} µs")
+        print(f"  {kind:16}" + "".join(f"{cell:>22}" for cell in cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
