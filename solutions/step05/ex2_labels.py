@@ -1,0 +1,138 @@
+"""Exercise 05.2: label an entry, and branch to the label.
+
+An id like e14 is the file's name for an entry, not a person's. A label is a name a person
+gives an entry, to come back to it: `/label good` after an answer you liked and, later,
+wherever the conversation has gone, `/branch good`.
+
+A label is one more thing that happens during a session, so it is one more entry kind,
+written through the session's one write path like any other:
+
+    {"type": "label", "id": "e10", "parentId": "e9", "name": "good", "targetId": "e7"}
+
+Like every entry it hangs under the leaf and becomes the leaf; it NAMES `targetId`, which can
+be anywhere in the tree. It adds nothing to the conversation: the messages and the model at
+the leaf are the same after it as before. Labels are bookmarks for the whole file, not for
+one branch: a label written on a branch you have since left still takes you back. Labelling a
+name again moves it: the LATEST label of a name wins.
+
+Write four functions (the rest of this file is given):
+
+1. `append_label(session, name, target_id)` writes that entry with
+   `session.append_entry(kind, fields)` and returns it.
+2. `label_target(entries, name)`: the `targetId` of the latest `label` entry named `name` in
+   `entries` (a mapping id -> entry, iterated in file order), or None if there is none.
+3. `label_command(chat, argument)`, the command `/label NAME [ID]`: label entry ID or, with
+   no ID, the leaf (`chat.session.leaf_id`); answer one line saying what was labelled. Bad
+   input answers one line and writes nothing: no NAME; more than two words; an ID that is no
+   entry of the session; a NAME that reads as an id (`e` then digits: `/branch e12` must
+   always mean entry e12); nothing to label yet. A command never becomes a message: the
+   messages, the cursor and the model of the chat stay as they are.
+4. `branch_command(chat, argument)`, the command `/branch ID|NAME`: an entry id as before,
+   else the target of the label NAME, and then the move exactly as the step's own `/branch`
+   makes it: call `step_branch_command(chat, id)`, which refuses a tool call and rebuilds the
+   messages, the cursor and the model from the new leaf. A NAME that is neither answers one
+   line and writes nothing.
+
+The step folder is never edited by an exercise, so this file holds what main.py would use:
+`COMMANDS`, `run_command` and `open_chat` (what `--continue` does). Check it with
+`python -m exercises check 05.2` or the notebook.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from commands import COMMANDS as STEP_COMMANDS
+from commands import Chat, Command, CommandResult
+from commands import branch_command as step_branch_command
+from entries import Entry
+from messages import printable
+from session import Session
+
+KIND = "label"
+_ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
+
+
+def append_label(session: Session, name: str, target_id: str) -> Entry:
+    """Record the label `name` for entry `target_id`, as a child of the leaf."""
+    return session.append_entry(KIND, {"name": name, "targetId": target_id})
+
+
+def label_target(entries: Mapping[str, Entry], name: str) -> str | None:
+    """The entry the label `name` names now: the latest label of that name in the file."""
+    target = None
+    for entry_id in entries:  # file order: a later label of the name overrides an earlier one
+        entry = entries[entry_id]
+        if entry["type"] == KIND and entry.get("name") == name:
+            target = entry.get("targetId")
+    return target if isinstance(target, str) else None
+
+
+def label_command(chat: Chat, argument: str) -> CommandResult:
+    """`/label NAME [ID]`: name entry ID (the leaf, with no ID) so /branch can find it."""
+    session = chat.session
+    words = argument.split()
+    if not words or len(words) > 2:
+        return CommandResult(["usage: /label NAME [ID] (labels the leaf, or entry ID)"])
+    name = words[0]
+    if _ID_SHAPED.fullmatch(name):
+        return CommandResult([f"{printable(name)} reads as an entry id: choose another name"])
+    target = words[1] if len(words) == 2 else session.leaf_id
+    if target is None:
+        return CommandResult(["nothing to label yet"])
+    if target not in session.entries:
+        return CommandResult(
+            [f"no entry {printable(target)} in this session (/tree shows the ids)"]
+        )
+    # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
+    # the path from the new leaf holds the same messages and model: the chat stays as it is.
+    append_label(session, name, target)
+    return CommandResult([f"labelled {target} as {printable(name)}"])
+
+
+def branch_command(chat: Chat, argument: str) -> CommandResult:
+    """`/branch ID|NAME`: move the leaf to entry ID, or to the entry the label NAME names."""
+    entries = chat.session.entries
+    target = argument
+    if argument and argument not in entries:
+        target = label_target(entries, argument)
+        if target is None:
+            return CommandResult([f"no entry or label {printable(argument)} (/tree shows the ids)"])
+    return step_branch_command(chat, target)  # its guards, its rebuild of the chat
+
+
+# --- Given: how main.py would use them -------------------------------------------------------
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<16} {c.help}" for c in COMMANDS.values()])
+
+
+COMMANDS: dict[str, Command] = {
+    **STEP_COMMANDS,
+    "/help": Command("/help", "list the commands", help_command),
+    "/label": Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command),
+    "/branch": Command(
+        "/branch ID|NAME", "go back to entry ID, or to the label NAME", branch_command
+    ),
+}
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """The step's run_command, over this file's table (the step's own one stays untouched)."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument.strip())
+
+
+def open_chat(path: Path | str) -> Chat:
+    """What `--continue` does with this session: the conversation and the model at the leaf,
+    read from the file (a fresh process knows nothing else)."""
+    resumed = Session.open(path)
+    chat = Chat(resumed.session, [], persisted=0)
+    chat.follow(resumed.context)
+    return chat
