@@ -1,0 +1,125 @@
+"""Exercise 05.3: summarise the branch you leave, and give the summary to the model.
+
+`/branch` is undo: the new branch starts as if the old one had never happened. Often that is
+too much forgetting: the model tried something, it failed, and the next try should know
+that. So when the leaf moves, summarise what is left behind into the new branch.
+
+The design (the check holds you to it):
+
+- A move is the step's own `/branch` (one `branch` entry under the target, the chat rebuilt),
+  then, if the move left at least one MESSAGE behind, one more entry, written through the one
+  write path:
+
+      {"type": "branch_summary", "id": "e10", "parentId": "e9", "fromId": "e8",
+       "summary": "asked: what is 12*8; result: 96; asked: what was the result"}
+
+  It hangs under the branch entry and becomes the leaf, so it is on the new branch's path and
+  on no other path: the branch it describes never sees it, and a later move higher up leaves
+  it behind with the rest. `fromId` is the old leaf.
+- What is left behind: the entries on the path from the OLD leaf below the deepest entry that
+  path shares with the path to the target (their common ancestor). Not "everything below the
+  target": the target may be on another branch.
+- The summary: one short text, at most SUMMARY_LIMIT characters, holding each user question
+  and each tool result of the messages left behind, in order. Only messages count: the
+  branch and branch_summary entries left behind add nothing to it.
+- The model is given it as a note: a user message holding the summary (`summary_note`), in
+  the place of the branch_summary entry on the path. `context_with_summaries(entries,
+  leaf_id)` builds that context; the step's own `build_context` (and steps 03 and 04) skip the
+  entry like any kind they do not know, so old readers still read the conversation. The note
+  is never saved as a message: the entry is already in the file (the cursor counts the note).
+
+Write four functions (the rest of this file is given):
+
+1. `left_behind(entries, old_leaf, target)`: the entries described above, in path order.
+2. `summarize_branch(entries)`: the summary of those entries; "" when they hold no message.
+3. `context_with_summaries(entries, leaf_id)`: like `entries.build_context`, plus a note for
+   each branch_summary on the path, where it is.
+4. `branch_command(chat, argument)`, the new `/branch ID`: call `step_branch_command` (it
+   refuses bad input, moves the leaf and rebuilds the chat); if it moved, append the summary
+   entry (when there is something to summarise) and `chat.follow` the context with summaries.
+
+The step folder is never edited by an exercise, so this file holds what main.py would use:
+`COMMANDS`, `run_command` and `open_chat` (what `--continue` does). Check it with
+`python -m exercises check 05.3` or the notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from commands import COMMANDS as STEP_COMMANDS
+from commands import Chat, Command, CommandResult
+from commands import branch_command as step_branch_command  # noqa: F401  (you will need it)
+from entries import Context, Entry, build_context, path_to_leaf  # noqa: F401  (you will need them)
+from messages import UserMessage, preview, printable, text_of, user_text  # noqa: F401
+from session import Session
+
+KIND = "branch_summary"
+SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
+NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
+
+
+def summary_note(summary: str) -> UserMessage:
+    """The message the model is given for a branch_summary entry."""
+    return user_text(f"{NOTE_PREFIX}{summary})")
+
+
+def left_behind(entries: Mapping[str, Entry], old_leaf: str, target: str) -> list[Entry]:
+    """The entries on the old leaf's path below its common ancestor with the target's path."""
+    # TODO: the two paths from path_to_leaf; drop the part they share; keep the old one's rest.
+    raise NotImplementedError("left_behind is not written yet")
+
+
+def summarize_branch(entries: list[Entry]) -> str:
+    """One short text: the user questions and tool results among `entries`, in order."""
+    # TODO: only message entries; "" when there is none; at most SUMMARY_LIMIT characters.
+    raise NotImplementedError("summarize_branch is not written yet")
+
+
+def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
+    """What the model is given at `leaf_id`: the conversation, with each summary's note."""
+    # TODO: the path's messages, a summary_note where each branch_summary is; the model and
+    # the chain break as build_context has them.
+    raise NotImplementedError("context_with_summaries is not written yet")
+
+
+def branch_command(chat: Chat, argument: str) -> CommandResult:
+    """`/branch ID`: the step's move, then a summary of what it left behind."""
+    # TODO: remember the old leaf; step_branch_command; if the leaf moved, summarise
+    # left_behind(...) into one entry, and chat.follow(context_with_summaries(...)).
+    raise NotImplementedError("branch_command is not written yet")
+
+
+# --- Given: how main.py would use them -------------------------------------------------------
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
+
+
+COMMANDS: dict[str, Command] = {
+    **STEP_COMMANDS,
+    "/help": Command("/help", "list the commands", help_command),
+    "/branch": Command(
+        "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
+    ),
+}
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """The step's run_command, over this file's table (the step's own one stays untouched)."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument.strip())
+
+
+def open_chat(path: Path | str) -> Chat:
+    """What `--continue` does with this session: the context at the leaf, summaries included,
+    read from the file (a fresh process knows nothing else)."""
+    resumed = Session.open(path)
+    chat = Chat(resumed.session, [], persisted=0)
+    chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
+    return chat
