@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -177,9 +177,14 @@ def described(session: Session) -> Parent:
     on_path = read_path(session.path)
     ids = {entry["id"] for entry in on_path}
     reading = read_session(session.path)
-    abandoned = [entry for entry in reading.entries if entry["id"] not in ids]
+    abandoned = [entry for entry in in_file_order(reading.by_id) if entry["id"] not in ids]
     context = resumed.context
     return Parent(session.path, on_path, context.messages, context.model, abandoned)
+
+
+def in_file_order(entries: Mapping[str, Entry]) -> list[Entry]:
+    """Every entry, in the order the file has them (the mapping's order)."""
+    return [entries[entry_id] for entry_id in entries]
 
 
 def read_path(path: Path) -> list[Entry]:
@@ -331,7 +336,7 @@ def verify(
     if context.model != parent.model:
         raise AssertionError(wrong_model(context.model, parent), fork)
 
-    entries = reading.entries
+    entries = in_file_order(reading.by_id)
     copies = [payload(e) for e in entries if e["type"] != "branch"]
     extra = [e for e in entries if e["type"] != "branch" and payload(e) not in parent.expected]
     assert not extra, (

@@ -37,7 +37,7 @@ from entries import Entry, build_context, path_to_leaf
 from loop import run_turn
 from messages import user_text
 from model import MODELS
-from session import Session, read_session
+from session import Session
 from tools import default_tools
 
 STEP_DIR = Path(session_module.__file__).resolve().parent
@@ -128,11 +128,10 @@ def check(module: ModuleType) -> str:
         )  # e17
         moved(module, chat, "/branch twelve", twelve, "the label 'twelve'")  # e18
         say(chat, "what was the result")  # the next turn hangs under the move
-        file_entries = read_session(path)
 
         # --- A real restart: a new process, the file and nothing else -----------------------
         restarted = restart(module, path, "/branch answer")
-        expected = build_context(file_entries.by_id, too_large).messages
+        expected = build_context(Session.open(path).session.entries, too_large).messages
         if restarted["moved_to"] != too_large or restarted["messages"] != expected:
             raise AssertionError(
                 "a new process that reopened the file with open_chat and typed `/branch "

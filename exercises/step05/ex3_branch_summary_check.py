@@ -37,7 +37,7 @@ from entries import Entry, build_context, path_to_leaf
 from loop import run_turn
 from messages import Message, assistant_message, preview, text_of, user_text
 from model import MODELS, ModelEvent
-from session import Session, read_session
+from session import Session
 from tools import Tool, default_tools
 
 STEP_DIR = Path(session_module.__file__).resolve().parent
@@ -117,13 +117,13 @@ def check(module: ModuleType) -> str:
         say(module, chat, "what is 9*9", ids)  # e24..e27: the model must still see e16's note
         path = chat.session.path
 
-        reading = read_session(path)
-        assert reading.skipped == 0, (
-            f"the step's reader skipped {reading.skipped} lines: write with session.append_entry",
+        resumed = Session.open(path)
+        assert resumed.skipped == 0, (
+            f"the step's reader skipped {resumed.skipped} lines: write with session.append_entry",
             module.branch_command,
         )
-        plain = Session.open(path).context
-        expected = expected_context(reading.by_id, chat.session.leaf_id)
+        plain = resumed.context
+        expected = expected_context(resumed.session.entries, resumed.session.leaf_id)
         assert plain.messages == [m for kind, m in expected if kind == "message"], (
             "the step's own reader (which skips branch_summary entries, as steps 03 and 04 do) "
             "does not restore the conversation: the summary must be an entry of its own kind, "
@@ -371,7 +371,8 @@ def compare(given: list[Any], expected: list[tuple[str, Any]]) -> str | None:
     if extra:
         shown = preview(extra[0])[:60] if isinstance(extra[0], dict) else repr(extra[0])
         return (
-            f"{len(extra)} of them (the first: {shown!r}) neither a message nor a note of a "
+            f"{len(extra)} of them (the first: {shown!r}) {'is' if len(extra) == 1 else 'are'} "
+            "neither a message nor a note of a "
             "summary on the path from the leaf: a summary on another branch (or anywhere else "
             "in the file) is not this conversation's"
         )
