@@ -8,6 +8,7 @@ messages are written. Every fault a user can meet ends here as one `error:` or `
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import secrets
@@ -70,14 +71,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 class Terminal(io.TextIOBase):
     """Standard output that never costs a saved message: the first failed write is kept and
     every later one dropped, so the turn still runs to its end and is saved; then the run
-    ends with one line saying why."""
+    ends with one line saying why. A closed standard output (None) fails from the start."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO | None) -> None:
         self.out = out
         self.failure: OSError | None = None
+        if out is None:
+            self.failure = OSError(errno.EBADF, "it is closed")
 
     def write(self, text: str) -> int:
-        if self.failure is None:
+        if self.failure is None and self.out is not None:
             try:
                 self.out.write(text)
             except OSError as error:
@@ -85,14 +88,16 @@ class Terminal(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
-        if self.failure is None:
+        if self.failure is None and self.out is not None:
             try:
                 self.out.flush()
             except OSError as error:
                 self.failure = error
 
     def say(self, line: str) -> None:
-        self.write(line + "\n")
+        """One line of the program's own, escaped here too: whatever it quotes (a command typed,
+        an id from a file) cannot move the cursor or start a line of its own."""
+        self.write(printable(line) + "\n")
         self.flush()
 
     def check(self) -> None:
@@ -103,8 +108,23 @@ class Terminal(io.TextIOBase):
 def warn(terminal: Terminal, message: str) -> None:
     """A `warning:` line on stderr, after whatever stdout already holds."""
     terminal.flush()
-    with suppress(OSError):  # nowhere left to say it; the run goes on
-        print(f"warning: {message}", file=sys.stderr, flush=True)
+    to_stderr(f"warning: {message}")
+
+
+def to_stderr(line: str) -> None:
+    """One line on standard error, escaped. Closed (None: print would fall back to standard
+    output) or failing, there is nowhere left to say it."""
+    if sys.stderr is not None:
+        with suppress(OSError):
+            print(printable(line), file=sys.stderr, flush=True)
+
+
+def tolerant_streams() -> None:
+    """A terminal whose encoding cannot show a character (PYTHONIOENCODING=ascii, a Latin-1
+    locale) gets its escape, never a UnicodeEncodeError in the middle of a turn."""
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
 
 
 def new_session_id(now: datetime) -> str:
@@ -170,23 +190,47 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
         return line
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the run ends as it does on Ctrl-C, with one line saying what is
+    saved, and status 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def how_it_ended(interrupt: KeyboardInterrupt) -> tuple[str, int]:
+    """What to call an interrupt, and the exit status it gives."""
+    if isinstance(interrupt, Stopped):
+        return f"stopped by {signal.Signals(interrupt.signum).name}", 128 + interrupt.signum
+    return "interrupted", 130
+
+
 @contextmanager
 def saving() -> Iterator[None]:
-    """Ctrl-C waits until the save is over, so a save is never cut halfway and the last
-    line printed can say exactly what is in the file."""
-    interrupted = False
+    """Ctrl-C, SIGTERM and SIGHUP wait until the save is over, so a turn is never saved in
+    part (a tool call without its result) and the last line printed can say exactly what is
+    in the file."""
+    received: list[int] = []
 
     def remember(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
+        received.append(signum)
 
-    previous = signal.signal(signal.SIGINT, remember)
+    previous = {signum: signal.signal(signum, remember) for signum in ENDING_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if interrupted:
-            raise KeyboardInterrupt
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if received:  # only after a save that finished: a failed one reports its own error
+        raise KeyboardInterrupt if received[0] == signal.SIGINT else Stopped(received[0])
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
@@ -197,7 +241,12 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
-    chat = open_session(args.session_dir, args.continue_latest, terminal)
+    try:
+        chat = open_session(args.session_dir, args.continue_latest, terminal)
+    except KeyboardInterrupt as interrupt:
+        how, status = how_it_ended(interrupt)
+        warn(terminal, f"{how} while starting: nothing was saved")
+        return status
     echo = not stdin.isatty()
     in_turn = False
     try:
@@ -217,13 +266,14 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             with saving():
                 # Stop here: the loop has only touched `chat.messages`; this writes what is new.
                 chat.save_new()
-            in_turn = False
+                in_turn = False  # saved: a signal held back during the save ends a finished turn
         terminal.check()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        how, status = how_it_ended(interrupt)
         lost = "; the turn in progress was not saved" if in_turn else ""
         terminal.say("")
-        warn(terminal, f"interrupted{lost}: {saved(chat)}")
-        return 130
+        warn(terminal, f"{how}{lost}: {saved(chat)}")
+        return status
     terminal.say(saved(chat))
     terminal.check()
     return 0
@@ -286,18 +336,22 @@ def restored_model(recorded: str | None, terminal: Terminal) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    tolerant_streams()
     terminal = Terminal(sys.stdout)
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return run(parse_args(argv), terminal)
-    except KeyboardInterrupt:  # before the session was open: nothing to save yet
-        return 130
-    except (UsageError, SessionError, TooManyRounds, OutputError) as error:
+    except KeyboardInterrupt as interrupt:  # the run had already said what it saved
+        return how_it_ended(interrupt)[1]
+    except (UsageError, SessionError, TooManyRounds, OutputError, MemoryError) as error:
         terminal.flush()
-        with suppress(OSError):
-            print(f"error: {printable(str(error))}", file=sys.stderr, flush=True)
+        shown = "out of memory" if isinstance(error, MemoryError) else str(error)
+        to_stderr(f"error: {shown}")
         return 1
     finally:
-        if terminal.failure is not None:  # keep Python from complaining at exit, too
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if terminal.failure is not None and sys.stdout is not None:  # no complaint at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
