@@ -1,5 +1,7 @@
 """Does the session tree hold at scale? python bench.py [--entries N] [--json]
 
+(And what does --fsync cost? python bench.py --fsync-cost [--appends N] [--dir DIR] [--json])
+
 Generates a session of N entries (100,000 by default: about 130 MB, with a branch every few
 dozen entries), then measures, each in a fresh process so that peak memory is its own:
 
@@ -13,6 +15,10 @@ dozen entries), then measures, each in a fresh process so that peak memory is it
 
 Targets the lab sets itself: resume at most 1.2x the floor, peak memory at most 3x the file.
 Timings vary from run to run and machine to machine; this prints figures, it asserts nothing.
+
+`--fsync-cost` times N appends of a message (1.2 kB) to a new session in DIR (default: the
+current folder, where `.sessions` would be: /tmp is often in memory, where fsync costs
+nothing), without fsync and with it, and prints the time per append of each.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import argparse
 import gc
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,6 +63,38 @@ def generate(path: Path, entries: int) -> None:
         else:
             entry = session.append_message(assistant_message(f"{number} {TEXT}"))
         ids.append(entry["id"])
+
+
+def fsync_cost(folder: Path, appends: int = 200) -> dict[str, float]:
+    """Seconds per append (the median), without fsync and with it, each in a new session
+    in `folder`. The first append, which creates the file, is left out of both."""
+    figures: dict[str, float] = {"appends": appends}
+    for name, fsync in [("plain", False), ("fsync", True)]:
+        with tempfile.TemporaryDirectory(dir=folder) as scratch:
+            session = Session.create(
+                scratch, session_id=name, created_at="2026-01-01T00:00:00Z", cwd="/", fsync=fsync
+            )
+            session.append_message(user_text("first"))
+            times = []
+            for number in range(appends):
+                started = time.perf_counter()
+                session.append_message(user_text(f"{number} {TEXT}"))
+                times.append(time.perf_counter() - started)
+        figures[f"{name}_seconds"] = statistics.median(times)
+    figures["ratio"] = figures["fsync_seconds"] / figures["plain_seconds"]
+    return figures
+
+
+def print_fsync_cost(folder: Path, appends: int, as_json: bool) -> None:
+    figures = fsync_cost(folder, appends)
+    if as_json:
+        print(json.dumps(figures))
+        return
+    plain, synced = figures["plain_seconds"] * 1e3, figures["fsync_seconds"] * 1e3
+    print(f"{appends} appends of a 1.2 kB message in {folder.resolve()} (median per append):")
+    print(f"  without fsync: {plain:.3f} ms  (the kernel has the line: a crash loses nothing)")
+    print(f"  with fsync:    {synced:.3f} ms  (the disk has it: so does a power loss)")
+    print(f"  fsync makes an append {figures['ratio']:.0f}x slower here")
 
 
 def peak_mib() -> float:
@@ -125,12 +164,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--fsync-cost", action="store_true", help="time an append without and with fsync"
+    )
+    parser.add_argument("--appends", type=int, default=200, help="with --fsync-cost")
+    parser.add_argument("--dir", type=Path, default=Path("."), help="with --fsync-cost")
     parser.add_argument("--measure", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:  # the child: one measurement, printed as JSON
         what, file = args.measure
         measure = measure_floor if what == "floor" else measure_resume
         print(json.dumps(measure(Path(file))))
+        return
+    if args.fsync_cost:
+        print_fsync_cost(args.dir, args.appends, args.json)
         return
 
     with tempfile.TemporaryDirectory() as folder:

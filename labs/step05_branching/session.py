@@ -4,6 +4,8 @@ The file is a ledger: lines are only ever appended, never rewritten. `Session.ap
 the one way to write an entry, and `persist_new_messages` is the bridge from the loop's
 in-memory list to the file: it writes what is new since a cursor, so the loop never has to know
 about disk. The file is created by the first write, so a run that says nothing leaves nothing.
+A run that writes holds an advisory lock on its file (`lock=True`), so a second run cannot
+append to it at the same time; `fsync=True` asks the disk, not only the kernel, to keep each line.
 
 Reading is tolerant: a crash can tear the last line, an editor can add a blank line, a newer
 program can add entry kinds. `read_session` skips and counts the lines it cannot use, keeps
@@ -14,6 +16,7 @@ be a session at all. `Session.open` rebuilds the conversation by walking from th
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 import re
@@ -69,6 +72,16 @@ class UnusableSessionFile(SessionError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class SessionInUse(SessionError):
+    """Another run holds the session's lock: two writers would both append the next id."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} is in use by another run; run without --continue to start a new session"
+        )
+        self.path = path
 
 
 class EntryIndex(MutableMapping[str, Entry]):
@@ -185,6 +198,7 @@ class Session:
         *,
         exists: bool = False,
         needs_newline: bool = False,
+        fsync: bool = False,
     ) -> None:
         self.path = path
         self.header = header
@@ -193,15 +207,26 @@ class Session:
         self.leaf_id: str | None = self.entries.last_usable()
         self.exists = exists  # False until the first write creates the file
         self.needs_newline = needs_newline  # the file ends in a torn line: start a fresh one
+        self.fsync = fsync  # after each write, wait until the disk has it (slow; see bench.py)
+        self._lock_fd: int | None = None  # holds the lock on the file while this run writes
+        self._lock_on_create = False  # take the lock when the first write creates the file
         self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
 
     @classmethod
     def create(
-        cls, directory: Path | str, *, session_id: str, created_at: str, cwd: str
+        cls,
+        directory: Path | str,
+        *,
+        session_id: str,
+        created_at: str,
+        cwd: str,
+        lock: bool = False,
+        fsync: bool = False,
     ) -> Session:
         """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
         appears with the first entry, so a run that saves nothing leaves no empty session
-        behind to hide the real one from `--continue`."""
+        behind to hide the real one from `--continue`. With `lock`, the file is locked the
+        moment it is created, before its first byte (see `open`)."""
         header: SessionHeader = {
             "type": "header",
             "version": SESSION_VERSION,
@@ -211,29 +236,55 @@ class Session:
         }
         path = Path(directory) / f"{session_id}.jsonl"
         _encode(path, header)  # refuse now what could never be written
-        return cls(path, header)
+        session = cls(path, header, fsync=fsync)
+        session._lock_on_create = lock
+        return session
 
     @classmethod
-    def open(cls, path: Path | str) -> Resumed:
+    def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
         """Open an existing session to append to it, and rebuild its conversation.
 
         Nothing is re-run: tool results are messages in the file, so the history comes back
         exactly as it was. The leaf is the last usable entry; the conversation is the path
         from it, whatever the lines around it say.
+
+        With `lock`, the file is locked before it is read, until `close` (SessionInUse if
+        another run holds it). Stop here: the lock is what makes the leaf and the next id read
+        here stay true; without it, a second run reads the same leaf and writes the same id.
         """
         path = Path(path)
-        with _collector_paused():
-            indexed = _index_session(path)
-            _check_appendable(path)  # learn now, not after the user's first turn
-            session = cls(
-                path,
-                indexed.header,
-                indexed.entries,
-                exists=True,
-                needs_newline=indexed.needs_newline,
-            )
-            context = build_context(session.entries, session.leaf_id)
+        lock_fd = _hold_lock(path) if lock else None
+        try:
+            with _collector_paused():
+                indexed = _index_session(path)
+                _check_appendable(path)  # learn now, not after the user's first turn
+                session = cls(
+                    path,
+                    indexed.header,
+                    indexed.entries,
+                    exists=True,
+                    needs_newline=indexed.needs_newline,
+                    fsync=fsync,
+                )
+                context = build_context(session.entries, session.leaf_id)
+        except BaseException:
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise
+        session._lock_fd = lock_fd
         return Resumed(session, context, indexed.entries.damaged)
+
+    @property
+    def locked(self) -> bool:
+        """True while this session holds the lock on its file."""
+        return self._lock_fd is not None
+
+    def close(self) -> None:
+        """Let go of the lock, if held. (A process that dies lets go of it too: the kernel
+        drops every lock of a process that ends, however it ends.)"""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
         """Append an entry of `kind` as a child of the leaf, then advance the leaf.
@@ -287,7 +338,8 @@ class Session:
                 f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
             )
         flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
-        if not self.exists:  # the first write creates the file, header first
+        creating = not self.exists
+        if creating:  # the first write creates the file, header first
             line = _encode(self.path, self.header) + line
             flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
             _make_folder(self.path.parent)
@@ -306,11 +358,21 @@ class Session:
         except OSError as error:
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         try:
+            if creating and self._lock_on_create:  # locked before its first byte is written
+                self._lock_fd = _lock(self.path, fd)
             size_before = os.fstat(fd).st_size
             _write_all(fd, line)
+            if self.fsync:
+                os.fsync(fd)  # the kernel has the line; now wait until the disk has it
+                if creating:
+                    _fsync_folder(self.path.parent)  # and the file's name, in its folder
         except OSError as error:
-            # A write cut short (a full disk) may leave a fragment: the next line starts fresh.
-            self.needs_newline = self.exists and os.fstat(fd).st_size != size_before
+            # A write cut short (a full disk, a file size limit) may leave a fragment: the
+            # file then ends in the first `written` bytes of the line. Unless they end in
+            # \n, the next line must start with one, or it would be glued onto the fragment.
+            written = os.fstat(fd).st_size - size_before
+            if written > 0:
+                self.needs_newline = not line[:written].endswith(b"\n")
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         finally:
             os.close(fd)
@@ -613,6 +675,39 @@ def _make_folder(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None
+
+
+def _fsync_folder(folder: Path) -> None:
+    """A new file's name lives in its folder: until the folder is synced, a power loss can
+    lose the name, and with it every synced byte of the file."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _hold_lock(path: Path) -> int:
+    """Lock an existing session file (a regular file: never block on a FIFO)."""
+    with _open_for_reading(path) as file:
+        return _lock(path, file.fileno())
+
+
+def _lock(path: Path, fd: int) -> int:
+    """Take an exclusive advisory lock on the open file `fd`, without waiting, and return a
+    descriptor of its own that holds it until it is closed.
+
+    flock, not fcntl/lockf: a POSIX lock is dropped when the process closes *any* descriptor
+    of the file, and every write opens and closes one. An flock belongs to the open file, so
+    the duplicate keeps it. Advisory: only runs that ask for the lock are kept out.
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SessionInUse(path) from None
+    except OSError as error:
+        raise SessionError(f"cannot lock {path}: {error.strerror}") from None
+    return os.dup(fd)
 
 
 def _check_appendable(path: Path) -> None:

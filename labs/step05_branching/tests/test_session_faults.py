@@ -1,0 +1,138 @@
+"""The session's own defences, in one process: the lock on the file while a run writes, a
+write cut short that must never glue the next line onto its fragment, and fsync. Real
+processes meet the same faults in test_durability.py."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import Saved
+
+import session as session_module
+from messages import user_text
+from session import Session, SessionError, SessionInUse, read_session
+
+STEP_DIR = Path(__file__).resolve().parent.parent
+
+
+# --- One writer: the lock ----------------------------------------------------------------
+
+
+def test_open_with_lock_holds_it_until_close(saved: Saved) -> None:
+    first = Session.open(saved.path, lock=True).session
+    assert first.locked
+    with pytest.raises(SessionInUse, match="is in use by another run"):
+        Session.open(saved.path, lock=True)
+    assert len(Session.open(saved.path).context.messages) == 6  # reading needs no lock
+    first.close()
+    second = Session.open(saved.path, lock=True).session
+    assert second.locked
+    second.close()
+    assert not second.locked
+
+
+def test_create_with_lock_locks_the_file_when_it_is_created(tmp_path: Path) -> None:
+    session = Session.create(
+        tmp_path, session_id="n", created_at="2026-01-01T00:00:00Z", cwd="/", lock=True
+    )
+    assert not session.locked  # no file yet, nothing to lock
+    session.append_message(user_text("hello"))
+    assert session.locked
+    with pytest.raises(SessionInUse):
+        Session.open(session.path, lock=True)
+    session.close()
+
+
+# --- A write cut short -------------------------------------------------------------------
+
+
+TORN = b'{"type":"message","id":"e7","parentId":"e6","message":{"role":"us'
+
+
+@pytest.mark.parametrize(
+    ("torn_before", "written", "skipped"),
+    [(False, 0, 0), (False, 9, 1), (True, 0, 1), (True, 1, 1), (True, 9, 2)],
+)
+def test_a_write_cut_short_never_glues_the_next_line_onto_a_fragment(
+    saved: Saved,
+    monkeypatch: pytest.MonkeyPatch,
+    torn_before: bool,
+    written: int,
+    skipped: int,
+) -> None:
+    """The disk fills after `written` bytes of a line (which begins with the \\n that ends a
+    torn last line, when there is one). The next append must start exactly one fresh line:
+    never glued onto a fragment, never leaving a blank line either."""
+    path = saved.path
+    if torn_before:
+        path.write_bytes(path.read_bytes() + TORN)
+    session = Session.open(path).session
+
+    def disk_full(fd: int, data: bytes) -> None:
+        os.write(fd, data[:written])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(session_module, "_write_all", disk_full)
+    with pytest.raises(SessionError, match="No space left on device"):
+        session.append_message(user_text("lost"))
+    monkeypatch.undo()
+    session.append_message(user_text("kept"))
+    lines = path.read_bytes().split(b"\n")
+    assert orjson.loads(lines[-2])["message"] == user_text("kept") and lines[-1] == b""
+    reading = read_session(path)
+    assert reading.skipped == skipped
+    assert len(Session.open(path).context.messages) == 7
+
+
+# --- fsync, off by default ----------------------------------------------------------------
+
+
+def test_fsync_syncs_every_append_and_the_folder_when_the_file_is_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []  # the inode of each file or folder synced
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    folder = tmp_path / "sessions"
+    plain = Session.create(folder, session_id="p", created_at="2026-01-01T00:00:00Z", cwd="/")
+    plain.append_message(user_text("one"))
+    plain.append_message(user_text("two"))
+    assert synced == []  # off by default
+
+    session = Session.create(
+        folder, session_id="s", created_at="2026-01-01T00:00:00Z", cwd="/", fsync=True
+    )
+    session.append_message(user_text("one"))
+    session.append_message(user_text("two"))
+    session.append_branch("e1")
+    file, directory = session.path.stat().st_ino, folder.stat().st_ino
+    assert synced == [file, directory, file, file]
+    synced.clear()
+    Session.open(session.path, fsync=True).session.append_message(user_text("three"))
+    assert synced == [file]
+
+
+def test_bench_prints_the_cost_of_fsync(tmp_path: Path) -> None:
+    """Figures only: a timing is never asserted, it depends on the disk."""
+    done = subprocess.run(
+        [sys.executable, str(STEP_DIR / "bench.py"), "--fsync-cost", "--appends", "5", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = orjson.loads(done.stdout)
+    assert set(figures) == {"appends", "plain_seconds", "fsync_seconds", "ratio"}
+    assert figures["plain_seconds"] > 0 and figures["fsync_seconds"] > 0
+    assert list(tmp_path.iterdir()) == []  # its sessions were temporary
