@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 
 from entries import Context, build_context
 from entry_graph import network_text, tree_graph
-from messages import Message, printable, tool_calls
+from messages import Message, printable, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Session, persist_new_messages
+
+# The result given on resume to a tool call the program never finished. Its exact words are
+# part of the file's format (docs/session-format.md): a later reader may look for them.
+INTERRUPTED = (
+    "interrupted: the program stopped before this tool call finished; it was not run again"
+)
 
 
 @dataclass
@@ -41,6 +47,19 @@ class Chat:
         self.messages = context.messages
         self.persisted = len(self.messages)
         self.model = model_in_force(context)
+
+    def repair_interrupted_calls(self) -> int:
+        """Answer each tool call the conversation ends on without a result (the program
+        stopped while it ran) with an error result saying so; return how many.
+
+        Stop here: the results are appended, like any message, through the cursor: no byte is
+        rewritten. The tool is not run again (it may have half-done something that must not
+        be done twice); the model reads that it was interrupted and can decide to retry.
+        """
+        calls = unanswered_calls(self.messages)
+        self.messages.extend(tool_result(call, INTERRUPTED, is_error=True) for call in calls)
+        self.save_new()
+        return len(calls)
 
 
 def model_in_force(context: Context) -> str:
@@ -117,11 +136,16 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     if argument == session.leaf_id:
         return CommandResult([f"already at {argument}"])
     target = session.entries[argument]
+    # The next message would follow a tool call that has no result: a history a real model
+    # API rejects. Go back to before the call, or on to its result. (Not repaired here, as a
+    # resume does: that call was not interrupted, its result is on another branch.)
     if target["type"] == "message" and tool_calls(target["message"]):
-        # The next message would follow a tool call that has no result: a history a real
-        # model API rejects. Go back to before the call, or on to its result.
         return CommandResult(
             [f"{argument} is a tool call; branch to the entry before it or to its result"]
+        )
+    if unanswered_calls(build_context(session.entries, argument).messages):
+        return CommandResult(
+            [f"{argument} follows a tool call that has no result; branch before the call"]
         )
     assert chat.persisted == len(chat.messages), "commands run between turns, after the save"
     session.append_branch(argument)

@@ -24,7 +24,8 @@ from tools import default_tools  # noqa: E402
 
 
 def say(chat: Chat, line: str) -> None:
-    """What main.py does with one input line: a command, or a turn followed by a save."""
+    """What main.py does with one input line: a command, or a turn and its save. (main.py
+    saves each message the moment it ends; with no crash to show, the file is the same.)"""
     print(f"\nyou> {line}")
     if line.startswith("/"):
         for shown in run_command(chat, line).lines:

@@ -1,8 +1,10 @@
-"""The interactive program: python main.py [--continue] [--session-dir DIR]
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync]
 
-It parses arguments, reads lines, runs the loop and persists after each turn. With --continue it
-first rebuilds the most recent session's conversation and aligns the cursor, so only new
-messages are written. Every fault a user can meet ends here as one `error:` or `warning:` line.
+It parses arguments, reads lines, runs the loop and saves each message the moment it is
+finished. With --continue it first rebuilds the most recent session's conversation and aligns
+the cursor, so only new messages are written, and answers a tool call the last run never
+finished. The session file is locked while the run lasts. Every fault a user can meet ends
+here as one `error:` or `warning:` line; Ctrl-C and SIGTERM end the run in one line.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,8 +24,8 @@ from typing import BinaryIO, NoReturn, TextIO
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
 from commands import Chat, is_command, run_command  # noqa: E402
-from loop import TooManyRounds, run_turn  # noqa: E402
-from messages import user_text  # noqa: E402
+from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
+from messages import unanswered_calls, user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
@@ -41,6 +43,34 @@ class UsageError(Exception):
 
 class OutputError(Exception):
     """Standard output cannot be written (a closed pipe, a full disk under a log file)."""
+
+
+class Stopped(BaseException):
+    """Ctrl-C (SIGINT) or SIGTERM arrived. A BaseException, as KeyboardInterrupt is, so that
+    the loop's `except Exception` around a tool cannot take it for the tool's own failure."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    def line(self) -> str:
+        """Which signal, for the run's last line."""
+        return "interrupted" if self.signum == signal.SIGINT else "terminated"
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def stop(signum: int, frame: object) -> NoReturn:
+    """The handler of both signals. The first ends the run; later ones are ignored, so that
+    a second Ctrl-C cannot cut the line that says what was saved."""
+    ignore_stop_signals()
+    raise Stopped(signum)
+
+
+def ignore_stop_signals() -> None:
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -63,6 +93,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=Path(".sessions"),
         metavar="DIR",
         help="where session files go (default: .sessions)",
+    )
+    parser.add_argument(
+        "--fsync",
+        action="store_true",
+        help="wait until the disk has each saved line (survives a power loss; slower)",
     )
     return parser.parse_args(argv)
 
@@ -172,21 +207,37 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
 
 @contextmanager
 def saving() -> Iterator[None]:
-    """Ctrl-C waits until the save is over, so a save is never cut halfway and the last
-    line printed can say exactly what is in the file."""
-    interrupted = False
+    """Ctrl-C and SIGTERM wait until the save is over, so a save is never cut halfway and the
+    last line printed can say exactly what is in the file."""
+    arrived: list[int] = []
 
     def remember(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
+        arrived.append(signum)
 
-    previous = signal.signal(signal.SIGINT, remember)
+    previous = {signum: signal.signal(signum, remember) for signum in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if interrupted:
-            raise KeyboardInterrupt
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if arrived:
+            stop(arrived[0], None)
+
+
+def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[LoopEvent]:
+    """The loop's events, passed on unchanged, each message saved the moment it is finished.
+
+    Stop here: the loop still never touches disk. On `MessageEnd` the message is already the
+    last of `chat.messages`, so `save_new` writes it (and only it) through the cursor. Saving
+    at the end of the turn instead, a kill during a long tool call would lose the user's
+    line and the tool call; now it loses only the call's result, which the next --continue
+    answers as interrupted.
+    """
+    for event in events:
+        if isinstance(event, MessageEnd):
+            with saving():
+                chat.save_new()
+        yield event
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
@@ -197,9 +248,10 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
-    chat = open_session(args.session_dir, args.continue_latest, terminal)
+    for signum in STOP_SIGNALS:  # from here on, each ends the run in one line
+        signal.signal(signum, stop)
+    chat = open_session(args, terminal)
     echo = not stdin.isatty()
-    in_turn = False
     try:
         while terminal.failure is None and (line := read_line(stdin, terminal, echo)) is not None:
             if not line.strip():
@@ -211,19 +263,19 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 if result.exit:
                     break
                 continue
-            in_turn = True
             model = MODELS[chat.model]  # a /model command may have switched it
-            render(run_turn(model, tools, chat.messages, user_text(line)), terminal)
-            with saving():
-                # Stop here: the loop has only touched `chat.messages`; this writes what is new.
-                chat.save_new()
-            in_turn = False
+            events = run_turn(model, tools, chat.messages, user_text(line))
+            render(saving_each_message(events, chat), terminal)
         terminal.check()
-    except KeyboardInterrupt:
-        lost = "; the turn in progress was not saved" if in_turn else ""
+    except Stopped as stopped:  # every finished message is in the file already
+        cut = unanswered_calls(chat.messages[: chat.persisted])
+        note = "; the tool call in progress was stopped (--continue answers it)" if cut else ""
         terminal.say("")
-        warn(terminal, f"interrupted{lost}: {saved(chat)}")
-        return 130
+        warn(terminal, f"{stopped.line()}: {saved(chat)}{note}")
+        return 128 + stopped.signum
+    finally:
+        ignore_stop_signals()  # the run is ending anyway: let it say how, in one line
+        chat.session.close()
     terminal.say(saved(chat))
     terminal.check()
     return 0
@@ -235,17 +287,18 @@ def saved(chat: Chat) -> str:
     if not chat.session.exists:
         return "nothing to save: no session file was written"
     path = printable(str(chat.session.path))
-    return f"{chat.saved} new messages saved to {path} ({len(chat.messages)} on the active path)"
+    return f"{chat.saved} new messages saved to {path} ({chat.persisted} on the active path)"
 
 
-def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> Chat:
-    """The session to write to, with the conversation so far (empty for a new session)."""
-    if continue_latest:
+def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
+    """The session to write to, locked, with the conversation so far (empty for a new one)."""
+    directory = args.session_dir
+    if args.continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
             warn(terminal, f"{printable(str(unusable))}; passed over")
         if latest.path is not None:
-            resumed = Session.open(latest.path)
+            resumed = Session.open(latest.path, lock=True, fsync=args.fsync)
             shown = printable(str(latest.path))
             if resumed.skipped:
                 lines = "line" if resumed.skipped == 1 else "lines"
@@ -264,6 +317,13 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
             chat = Chat(resumed.session, [], persisted=0)
             chat.follow(resumed.context)
             note = f"resumed: {len(chat.messages)} messages restored, model {chat.model}"
+            if repaired := chat.repair_interrupted_calls():
+                calls = "tool call" if repaired == 1 else "tool calls"
+                warn(
+                    terminal,
+                    f"repaired {repaired} interrupted {calls} in {shown} "
+                    "(an error result each; not run again)",
+                )
             terminal.say(f"session file: {shown} ({note})")
             return chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
@@ -273,6 +333,8 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
         session_id=new_session_id(now),
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         cwd=working_directory(),
+        lock=True,  # taken when the first save creates the file
+        fsync=args.fsync,
     )
     terminal.say(f"session file: {printable(str(session.path))} (model {DEFAULT_MODEL})")
     return Chat(session, [], persisted=0)
@@ -282,8 +344,12 @@ def main(argv: list[str] | None = None) -> int:
     terminal = Terminal(sys.stdout)
     try:
         return run(parse_args(argv), terminal)
-    except KeyboardInterrupt:  # before the session was open: nothing to save yet
+    except KeyboardInterrupt:  # before the handlers were set: nothing to save yet
         return 130
+    except Stopped as stopped:  # while the session was being opened
+        with suppress(OSError):
+            print(f"warning: {stopped.line()} while opening the session", file=sys.stderr)
+        return 128 + stopped.signum
     except (UsageError, SessionError, TooManyRounds, OutputError) as error:
         terminal.flush()
         with suppress(OSError):
