@@ -20,7 +20,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TypedDict, cast
@@ -111,6 +111,10 @@ class Session:
         # replaced or cut short during the run is refused, never written to in its place.
         self._file: tuple[int, int] | None = None
         self._size = 0
+        if exists:
+            with suppress(OSError):  # gone already: the first write says so
+                found = os.stat(path)
+                self._file, self._size = (found.st_dev, found.st_ino), found.st_size
 
     @classmethod
     def create(
@@ -142,7 +146,7 @@ class Session:
         path = Path(path)
         with _collector_paused():
             reading = read_session(path)
-            appendable = _check_appendable(path)  # learn now, not after the user's first turn
+            _check_appendable(path)  # learn now, not after the user's first turn
             session = cls(
                 path,
                 reading.header,
@@ -150,8 +154,6 @@ class Session:
                 exists=True,
                 needs_newline=reading.needs_newline,
             )
-            session._file = (appendable.st_dev, appendable.st_ino)
-            session._size = appendable.st_size
             context = build_context(session.entries, session.leaf_id)
         return Resumed(session, context, reading.skipped)
 
