@@ -46,8 +46,9 @@ class OutputError(Exception):
 
 
 class Stopped(BaseException):
-    """Ctrl-C (SIGINT) or SIGTERM arrived. A BaseException, as KeyboardInterrupt is, so that
-    the loop's `except Exception` around a tool cannot take it for the tool's own failure."""
+    """Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closed) arrived. A BaseException, as
+    KeyboardInterrupt is, so that the loop's `except Exception` around a tool cannot take it
+    for the tool's own failure."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -55,10 +56,11 @@ class Stopped(BaseException):
 
     def line(self) -> str:
         """Which signal, for the run's last line."""
-        return "interrupted" if self.signum == signal.SIGINT else "terminated"
+        names = {signal.SIGINT: "interrupted", signal.SIGHUP: "hung up"}
+        return names.get(self.signum, "terminated")
 
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def stop(signum: int, frame: object) -> NoReturn:
@@ -207,7 +209,7 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
 
 @contextmanager
 def saving() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait until the save is over, so a save is never cut halfway and the
+    """A stop signal waits until the save is over, so a save is never cut halfway and the
     last line printed can say exactly what is in the file."""
     arrived: list[int] = []
 

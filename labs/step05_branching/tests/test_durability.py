@@ -342,16 +342,23 @@ def test_a_new_session_is_locked_from_its_first_save(tmp_path: Path) -> None:
 # --- 4. Ctrl-C and SIGTERM -----------------------------------------------------------------
 
 
-def test_sigterm_at_the_prompt_ends_the_run_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "status", "word"),
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hung up")],
+    ids=["sigterm", "sighup"],
+)
+def test_a_signal_at_the_prompt_ends_the_run_in_one_line(
+    tmp_path: Path, signum: int, status: int, word: str
+) -> None:
     with running(tmp_path) as process:
         type_line(process, "hello")
         read_until(process, b"you> ", 2)
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         _, err = process.communicate(timeout=10)
-    assert process.returncode == 143
+    assert process.returncode == status
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     assert err.decode() == (
-        f"warning: terminated: 2 new messages saved to {Path('.sessions', path.name)} "
+        f"warning: {word}: 2 new messages saved to {Path('.sessions', path.name)} "
         "(2 on the active path)\n"
     )
 
