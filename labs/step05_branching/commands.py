@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from entries import Context, build_context
-from entry_graph import network_text, tree_graph
 from messages import Message, printable, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Session, persist_new_messages
@@ -112,6 +111,10 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
 
 def tree_command(chat: Chat, argument: str) -> CommandResult:
     """Every entry of the session as a tree: ● on the active path, ○ off it."""
+    # networkx draws it: imported here, by the one command that needs it, not by every start
+    # of main.py (it takes longer to import than the rest of the program to start).
+    from entry_graph import network_text, tree_graph
+
     session = chat.session
     if not session.entries:
         return CommandResult(["(no entries yet)"])
