@@ -91,3 +91,16 @@ def test_unknown_option_is_one_error_line(tmp_path: Path) -> None:
     assert done.stderr.startswith("error: unrecognized arguments: --bogus")
     assert len(done.stderr.splitlines()) == 1
     assert not (tmp_path / ".sessions").exists()
+
+
+def test_main_starts_without_networkx(tmp_path: Path) -> None:
+    """networkx is most of a start's time, and only /tree draws with it: it is imported by
+    /tree, the first time it runs."""
+    script = (
+        f"import sys; sys.path.insert(0, {str(STEP_DIR)!r}); import main; "
+        "print('networkx' in sys.modules)"
+    )
+    started = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert started.stdout == "False\n", started.stderr
+    done = run_main(tmp_path, "hello\n/tree\n")
+    assert done.returncode == 0 and "● e2 assistant" in done.stdout, done.stdout
