@@ -16,13 +16,14 @@ be a session at all. `Session.open` rebuilds the conversation by walking from th
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import gc
 import os
 import re
 import stat
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TypedDict, cast
@@ -206,11 +207,21 @@ class Session:
         # The leaf: the entry the next one hangs under. On open, the last usable entry.
         self.leaf_id: str | None = self.entries.last_usable()
         self.exists = exists  # False until the first write creates the file
-        self.needs_newline = needs_newline  # the file ends in a torn line: start a fresh one
+        # The file ends in a torn line, as far as this run knows: what the open found, then
+        # what each write left. The writer reads the file's last byte again before each line.
+        self.needs_newline = needs_newline
         self.fsync = fsync  # after each write, wait until the disk has it (slow; see bench.py)
         self._lock_fd: int | None = None  # holds the lock on the file while this run writes
         self._lock_on_create = False  # take the lock when the first write creates the file
         self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
+        # Which file this is (device, inode) and how long it was after our last look: a file
+        # replaced or cut short during the run is refused, never written to in its place.
+        self._file: tuple[int, int] | None = None
+        self._size = 0
+        if exists:
+            with suppress(OSError):  # gone already: the first write says so
+                found = os.stat(path)
+                self._file, self._size = (found.st_dev, found.st_ino), found.st_size
 
     @classmethod
     def create(
@@ -236,6 +247,7 @@ class Session:
         }
         path = Path(directory) / f"{session_id}.jsonl"
         _encode(path, header)  # refuse now what could never be written
+        _check_creatable(path)  # and a folder it could never be written in: before any turn
         session = cls(path, header, fsync=fsync)
         session._lock_on_create = lock
         return session
@@ -255,7 +267,7 @@ class Session:
         path = Path(path)
         lock_fd = _hold_lock(path) if lock else None
         try:
-            with _collector_paused():
+            with _collector_paused(), _memory_for(path):
                 indexed = _index_session(path)
                 _check_appendable(path)  # learn now, not after the user's first turn
                 session = cls(
@@ -337,14 +349,12 @@ class Session:
                 f"cannot write {self.path}: an entry of {len(line):,} bytes is over the "
                 f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
             )
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+        flags = _APPEND_FLAGS
         creating = not self.exists
         if creating:  # the first write creates the file, header first
             line = _encode(self.path, self.header) + line
             flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
             _make_folder(self.path.parent)
-        elif self.needs_newline:  # never glue onto a torn fragment: end it, keep it, move on
-            line = b"\n" + line
         try:
             fd = os.open(self.path, flags, 0o644)
         except FileExistsError:
@@ -361,7 +371,11 @@ class Session:
             if creating and self._lock_on_create:  # locked before its first byte is written
                 self._lock_fd = _lock(self.path, fd)
             size_before = os.fstat(fd).st_size
+            if not creating:
+                line = self._after_the_last_line(fd, line)
             _write_all(fd, line)
+            found = os.fstat(fd)
+            self._file, self._size = (found.st_dev, found.st_ino), found.st_size
             if self.fsync:
                 os.fsync(fd)  # the kernel has the line; now wait until the disk has it
                 if creating:
@@ -378,6 +392,29 @@ class Session:
             os.close(fd)
         self.exists = True
         self.needs_newline = False
+
+    def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
+        """`line`, with a `\n` first if the file does not end in one now.
+
+        Stop here: what the file ends in is read from the file, at the moment of writing. What
+        this session knows (`needs_newline`: what the open found, or exactly what a write cut
+        short left) is only what this run did: another run may have appended since, and been
+        killed halfway through a line, and gluing onto that fragment would cost this entry.
+        The path must still name the file that was read, a regular file no shorter than we
+        left it; anything else (a FIFO, /dev/null, a new file under the old name) is refused,
+        because an entry written there would be lost while the program says it is saved.
+        """
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or (
+            self._file is not None and (found.st_dev, found.st_ino) != self._file
+        ):
+            raise SessionError(f"session file {self.path} was replaced during the run")
+        if found.st_size < self._size or found.st_size == 0:
+            raise SessionError(f"session file {self.path} was cut short during the run")
+        self.needs_newline = os.pread(fd, 1, found.st_size - 1) != b"\n"
+        if self.needs_newline:  # never glue onto a torn fragment: end it, keep it, move on
+            return b"\n" + line
+        return line
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
@@ -403,7 +440,7 @@ def read_header(path: Path | str) -> SessionHeader:
 def holds_a_message(path: Path | str) -> bool:
     """True once a message entry is found: usually on the second line, so this is cheap."""
     path = Path(path)
-    with _open_for_reading(path) as file:
+    with _open_for_reading(path) as file, _memory_for(path):
         _parse_header(path, _read_first_line(path, file))
         for line in _bounded_lines(path, file):
             entry = None if line is None else _parse_entry(line)
@@ -419,7 +456,7 @@ def read_session(path: Path | str) -> SessionReading:
     an unsupported version, not a regular file. Never writes.
     """
     path = Path(path)
-    with _collector_paused():
+    with _collector_paused(), _memory_for(path):
         indexed = _index_session(path)
         by_id = dict(indexed.entries.items())  # parses and checks every entry
     return SessionReading(indexed.header, by_id, indexed.entries.damaged, indexed.needs_newline)
@@ -439,8 +476,10 @@ def _index_session(path: Path) -> _Indexed:
         header = _parse_header(path, _read_first_line(path, file))
         for line in _bounded_lines(path, file):
             entries.add_line(line)
-        file.seek(-1, os.SEEK_END)
-        needs_newline = file.read(1) != b"\n"
+        try:  # the file may have shrunk since: the writer checks the end again anyway
+            needs_newline = os.pread(file.fileno(), 1, file.seek(0, os.SEEK_END) - 1) != b"\n"
+        except OSError:
+            needs_newline = True
     return _Indexed(header, entries, needs_newline)
 
 
@@ -520,6 +559,19 @@ def _bounded_lines(path: Path, file: BinaryIO) -> Iterator[bytes | None]:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
     if pending or too_long:  # the last line, without its \n: torn, or complete but unended
         yield None if too_long else pending
+
+
+@contextmanager
+def _memory_for(path: Path) -> Iterator[None]:
+    """Running out of memory is not damage. A line that could not be parsed for want of memory
+    is a good line, and skipping it as damaged would resume a shorter conversation and hang
+    new entries off the wrong leaf; refusing the file would make --continue pass it over. So
+    it is an error, with nothing read and nothing written. (An entry parsed later, on first
+    use, raises MemoryError as it is, and is not dropped either: main.py says so in one line.)"""
+    try:
+        yield
+    except MemoryError:
+        raise SessionError(f"not enough memory to read {path}") from None
 
 
 @contextmanager
@@ -607,7 +659,9 @@ def _loads(line: bytes) -> Any:
     A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
     try:
         return orjson.loads(line)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as error:
+        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
+            raise MemoryError from None
         return None
 
 
@@ -710,11 +764,46 @@ def _lock(path: Path, fd: int) -> int:
     return os.dup(fd)
 
 
-def _check_appendable(path: Path) -> None:
+# Read and write: the writer reads the file's last byte before each line. O_NONBLOCK: a FIFO
+# put under the session's name must fail at once, not wait forever for a reader.
+_APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+
+
+def _check_appendable(path: Path) -> os.stat_result:
+    """What `path` is when opened for appending; it must be a regular file."""
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC))
+        fd = os.open(path, _APPEND_FLAGS)
     except OSError as error:
         raise SessionError(f"cannot append to {path}: {error.strerror}") from None
+    try:
+        found = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(found.st_mode):
+        raise SessionError(f"cannot append to {path}: not a regular file")
+    return found
+
+
+def _check_creatable(path: Path) -> None:
+    """Refuse now a session file that its first save could not create: a folder on the way
+    that is a file, a name too long, a folder this process may not write in. Nothing is
+    created: a run that saves nothing leaves nothing behind."""
+    folder, missing = path.parent.absolute(), [path.name]
+    try:
+        while not os.path.lexists(folder) and folder != folder.parent:
+            missing.append(folder.name)
+            folder = folder.parent
+        if not os.path.isdir(folder):
+            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        longest = os.pathconf(folder, "PC_NAME_MAX")
+        if any(len(os.fsencode(name)) > longest for name in missing):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        if not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+    except OSError as error:
+        only_the_file = len(missing) == 1 and os.path.isdir(folder)
+        where = "session file in" if only_the_file else "session folder"
+        raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None
 
 
 def _modified_ns(path: Path) -> int:
