@@ -177,8 +177,9 @@ def is_command(line: str) -> bool:
 
 def run_command(chat: Chat, line: str) -> CommandResult:
     """Run the command on `line`. An unknown one changes nothing and says so in one line."""
-    name, _, argument = line.strip().partition(" ")
+    name, *rest = line.split(maxsplit=1)  # any whitespace parts name and argument: a tab too
+    argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument)

@@ -10,6 +10,7 @@ here as one `error:` or `warning:` line; Ctrl-C and SIGTERM end the run in one l
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import secrets
@@ -107,14 +108,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 class Terminal(io.TextIOBase):
     """Standard output that never costs a saved message: the first failed write is kept and
     every later one dropped, so the turn still runs to its end and is saved; then the run
-    ends with one line saying why."""
+    ends with one line saying why. A closed standard output (None) fails from the start."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO | None) -> None:
         self.out = out
         self.failure: OSError | None = None
+        if out is None:
+            self.failure = OSError(errno.EBADF, "it is closed")
 
     def write(self, text: str) -> int:
-        if self.failure is None:
+        if self.failure is None and self.out is not None:
             try:
                 self.out.write(text)
             except OSError as error:
@@ -122,14 +125,16 @@ class Terminal(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
-        if self.failure is None:
+        if self.failure is None and self.out is not None:
             try:
                 self.out.flush()
             except OSError as error:
                 self.failure = error
 
     def say(self, line: str) -> None:
-        self.write(line + "\n")
+        """One line of the program's own, escaped here too: whatever it quotes (a command typed,
+        an id from a file) cannot move the cursor or start a line of its own."""
+        self.write(printable(line) + "\n")
         self.flush()
 
     def check(self) -> None:
@@ -140,8 +145,23 @@ class Terminal(io.TextIOBase):
 def warn(terminal: Terminal, message: str) -> None:
     """A `warning:` line on stderr, after whatever stdout already holds."""
     terminal.flush()
-    with suppress(OSError):  # nowhere left to say it; the run goes on
-        print(f"warning: {message}", file=sys.stderr, flush=True)
+    to_stderr(f"warning: {message}")
+
+
+def to_stderr(line: str) -> None:
+    """One line on standard error, escaped. Closed (None: print would fall back to standard
+    output) or failing, there is nowhere left to say it."""
+    if sys.stderr is not None:
+        with suppress(OSError):
+            print(printable(line), file=sys.stderr, flush=True)
+
+
+def tolerant_streams() -> None:
+    """A terminal whose encoding cannot show a character (PYTHONIOENCODING=ascii, a Latin-1
+    locale) gets its escape, never a UnicodeEncodeError in the middle of a turn."""
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
 
 
 def new_session_id(now: datetime) -> str:
@@ -222,8 +242,8 @@ def saving() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        if arrived:
-            stop(arrived[0], None)
+    if arrived:  # only after a save that finished: a failed one reports its own error
+        stop(arrived[0], None)
 
 
 def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[LoopEvent]:
@@ -343,22 +363,22 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
 
 
 def main(argv: list[str] | None = None) -> int:
+    tolerant_streams()
     terminal = Terminal(sys.stdout)
     try:
         return run(parse_args(argv), terminal)
     except KeyboardInterrupt:  # before the handlers were set: nothing to save yet
         return 130
     except Stopped as stopped:  # while the session was being opened
-        with suppress(OSError):
-            print(f"warning: {stopped.line()} while opening the session", file=sys.stderr)
+        to_stderr(f"warning: {stopped.line()} while opening the session")
         return 128 + stopped.signum
-    except (UsageError, SessionError, TooManyRounds, OutputError) as error:
+    except (UsageError, SessionError, TooManyRounds, OutputError, MemoryError) as error:
         terminal.flush()
-        with suppress(OSError):
-            print(f"error: {printable(str(error))}", file=sys.stderr, flush=True)
+        shown = "out of memory" if isinstance(error, MemoryError) else str(error)
+        to_stderr(f"error: {shown}")
         return 1
     finally:
-        if terminal.failure is not None:  # keep Python from complaining at exit, too
+        if terminal.failure is not None and sys.stdout is not None:  # no complaint at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 

@@ -144,3 +144,9 @@ def test_read_session_sees_both_kinds(tmp_path: Path) -> None:
         "message",
         "model_change",
     ]
+
+
+def test_a_tab_parts_model_from_its_name(run_main: RunMain) -> None:
+    """As for every command: any whitespace, not only a space, parts a name from its argument."""
+    done = run_main("/model\tscripted-v2\n")
+    assert done.returncode == 0 and b"switched to scripted-v2" in done.stdout, done.stdout
