@@ -120,17 +120,17 @@ def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePat
     path: list[Entry] = []
     visited: set[str] = set()
     chain_break = None
-    current = leaf_id
-    while current is not None:
-        entry = entries[current]
+    entry = None if leaf_id is None else entries.get(leaf_id)
+    while entry is not None:
         path.append(entry)
-        visited.add(current)
+        visited.add(entry["id"])
         parent = entry["parentId"]
-        if parent is not None and (parent in visited or parent not in entries):
-            # Stop here: never loop, never guess where an orphan hangs.
-            chain_break = ChainBreak(current, parent, "cycle" if parent in visited else "missing")
+        if parent is None:
             break
-        current = parent
+        entry = None if parent in visited else entries.get(parent)  # looked up once
+        if entry is None:  # Stop here: never loop, never guess where an orphan hangs.
+            reason: Literal["missing", "cycle"] = "cycle" if parent in visited else "missing"
+            chain_break = ChainBreak(path[-1]["id"], parent, reason)
     path.reverse()
     return ActivePath(path, chain_break)
 

@@ -121,6 +121,11 @@ class EntryIndex(MutableMapping[str, Entry]):
         """The leaf of a file just read: its last usable entry, of any kind."""
         return next((key for key in reversed(list(self._items)) if key in self), None)
 
+    def get(self, key: str, default: Entry | None = None) -> Entry | None:  # type: ignore[override]
+        """The entry, parsed and checked now if it was not yet; `default` if none is usable."""
+        entry = self._entry(key)
+        return default if entry is None else entry
+
     def ids(self) -> list[str]:
         """Every id indexed, checked or not: enough to keep new ids unique, without parsing."""
         return list(self._items)
@@ -213,7 +218,7 @@ class Session:
         self.fsync = fsync  # after each write, wait until the disk has it (slow; see bench.py)
         self._lock_fd: int | None = None  # holds the lock on the file while this run writes
         self._lock_on_create = False  # take the lock when the first write creates the file
-        self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
+        self._next_number: int | None = None  # worked out at the first append, not at open
         # Which file this is (device, inode) and how long it was after our last look: a file
         # replaced or cut short during the run is refused, never written to in its place.
         self._file: tuple[int, int] | None = None
@@ -338,6 +343,8 @@ class Session:
     def _new_id(self) -> str:
         """One past the largest e<N> in the file: skipped lines and foreign kinds mean that
         line counts cannot be trusted. The loop guards against ids it did not number."""
+        if self._next_number is None:  # one past the largest e<N>: resuming need not wait for it
+            self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
         while (candidate := entry_id(self._next_number)) in self.entries:
             self._next_number += 1
         self._next_number += 1
@@ -667,19 +674,26 @@ def _loads(line: bytes) -> Any:
 
 def _is_message(value: object) -> bool:
     """Enough of a message that the model and the renderer can use it without crashing."""
-    if not isinstance(value, dict) or not isinstance(value.get("content"), list):
+    if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
         return False
-    for block in value["content"]:
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+    for block in content:
+        if not isinstance(block, dict):
             return False
-        if block["type"] == "text" and not isinstance(block.get("text"), str):
-            return False
-        if block["type"] == "toolCall" and not (
-            isinstance(block.get("id"), str)
-            and isinstance(block.get("name"), str)
-            and isinstance(block.get("arguments"), dict)
-        ):
-            return False
+        match block.get("type"):
+            case "text":
+                if not isinstance(block.get("text"), str):
+                    return False
+            case "toolCall":
+                if not (
+                    isinstance(block.get("id"), str)
+                    and isinstance(block.get("name"), str)
+                    and isinstance(block.get("arguments"), dict)
+                ):
+                    return False
+            case str():
+                pass  # a block kind this step does not show: kept, never rendered
+            case _:
+                return False
     match value.get("role"):
         case "user":
             return True
