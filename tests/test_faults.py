@@ -210,8 +210,11 @@ def test_a_write_cut_by_a_file_size_limit(step: Path, tmp_path: Path) -> None:
     assert records and all(r["type"] for r in records)
 
 
+@pytest.mark.parametrize("round_number", range(3))
 @pytest.mark.parametrize("step", RESUMING_STEPS, ids=[s.name for s in RESUMING_STEPS])
-def test_two_writers_at_once_never_splice_a_line(step: Path, tmp_path: Path) -> None:
+def test_two_writers_at_once_never_splice_a_line(
+    step: Path, round_number: int, tmp_path: Path
+) -> None:
     first = subprocess.run(
         main_py(step), cwd=tmp_path, input=b"hello\n", capture_output=True, timeout=60
     )
