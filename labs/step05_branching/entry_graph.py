@@ -72,9 +72,25 @@ def tree_graph(
     return graph
 
 
+# How many columns of indentation a drawing may take in all: about 1 MB of text.
+MAX_INDENT_COLUMNS = 1_000_000
+
+
 def network_text(graph: nx.DiGraph) -> str:
-    """The graph as indented text, one entry per line (what nbval compares)."""
-    lines: list[str] = []
+    """The graph as indented text, one entry per line (what nbval compares).
+
+    Stop here: each entry is drawn 4 columns right of its parent, so a conversation of n
+    entries takes about 2n² characters: 8 MB at 2,000 entries, and /tree never finishes at
+    20,000. A tree that deep is listed flat instead, one line per entry naming its parent:
+    the same labels and ids, in text that grows with the number of entries.
+    """
+    if 4 * _total_depth(graph) > MAX_INDENT_COLUMNS:
+        lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
+        for node, label in graph.nodes(data="label"):
+            parents = [printable(parent) for parent in graph.predecessors(node)]
+            lines.append(f"{label} (under {parents[0] if parents else '-'})")
+        return "\n".join(lines)
+    lines = []
     nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
     return "\n".join(lines)
 
@@ -86,6 +102,15 @@ def depths(graph: nx.DiGraph) -> dict[str, int]:
     for root in (node for node, degree in graph.in_degree() if degree == 0):
         found.update(nx.single_source_shortest_path_length(graph, root))
     return {node: found.get(node, 0) for node in graph}
+
+
+def _total_depth(graph: nx.DiGraph) -> int:
+    """The sum of every entry's depth, an entry on a parent cycle (no root: networkx draws
+    the cycle as a chain) counted as deep as the graph is long."""
+    found: dict[str, int] = {}
+    for root in (node for node, degree in graph.in_degree() if degree == 0):
+        found.update(nx.single_source_shortest_path_length(graph, root))
+    return sum(found.get(node, len(graph)) for node in graph)
 
 
 def columns(graph: nx.DiGraph) -> dict[int, list[str]]:

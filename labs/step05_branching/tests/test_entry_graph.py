@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib
+import orjson
+import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -15,6 +19,8 @@ from messages import Message, user_text
 from model import ScriptedModel
 from session import Session, persist_new_messages, read_session
 from tools import default_tools
+
+STEP_DIR = Path(__file__).resolve().parent.parent
 
 
 def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
@@ -118,3 +124,28 @@ def test_branches_are_drawn_in_file_order_and_never_cross(tmp_path: Path) -> Non
     y = dict(zip(graph, ax.collections[0].get_offsets()[:, 1], strict=True))
     plt.close(fig)
     assert y["e2"] > y["e4"] and y["e3"] > y["e5"]  # the branch written first stays on top
+
+
+@pytest.mark.parametrize("cycle", [False, True])
+def test_tree_of_a_deep_session_is_listed_flat_in_time(tmp_path: Path, cycle: bool) -> None:
+    """Drawn indented, 20,000 entries (or a parent cycle as long) would take 800 MB of text
+    and /tree would never finish: a real process must list them flat, promptly."""
+    folder = tmp_path / ".sessions"
+    folder.mkdir()
+    count = 20_000
+    lines = [b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}']
+    for number in range(1, count + 1):
+        parent = f"e{number - 1}" if number > 1 else (f"e{count}" if cycle else None)
+        message = {"role": "user", "content": [{"type": "text", "text": "x"}]}
+        entry = {"type": "message", "id": f"e{number}", "parentId": parent, "message": message}
+        lines.append(orjson.dumps(entry))
+    (folder / "x.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    done = subprocess.run(
+        [sys.executable, str(STEP_DIR / "main.py"), "--continue"],
+        cwd=tmp_path, input=b"/tree\n", capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert f"(too deep to draw: {count:,} entries, each with the one it hangs under)" in out
+    assert f"● e{count} user: x ← leaf (under e{count - 1})" in out
+    assert len(out) < 100 * count
