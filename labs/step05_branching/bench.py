@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
@@ -40,7 +41,7 @@ import orjson  # noqa: E402
 
 from entries import build_context  # noqa: E402
 from messages import assistant_message, user_text  # noqa: E402
-from session import Session  # noqa: E402
+from session import Session, SessionError  # noqa: E402
 
 TEXT = "All work and no play makes a session file grow. " * 24  # about 1.2 kB a message
 BRANCH_EVERY = 40  # entries between two leaf moves
@@ -160,15 +161,38 @@ def in_fresh_process(what: str, path: Path) -> dict:
     return json.loads(done.stdout)
 
 
+def at_least(least: int) -> Callable[[str], int]:
+    """An argument type: a whole number no smaller than `least` (argparse says so in one
+    line and exits, instead of a traceback from the bench halfway through)."""
+
+    def whole_number(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if number < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {number}")
+        return number
+
+    return whole_number
+
+
+def a_folder(text: str) -> Path:
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"not a folder: {text!r}")
+    return Path(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--entries", type=int, default=100_000)
+    # At least two leaf moves: the figures of a move need one to time.
+    parser.add_argument("--entries", type=at_least(2 * BRANCH_EVERY + 1), default=100_000)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--fsync-cost", action="store_true", help="time an append without and with fsync"
     )
-    parser.add_argument("--appends", type=int, default=200, help="with --fsync-cost")
-    parser.add_argument("--dir", type=Path, default=Path("."), help="with --fsync-cost")
+    parser.add_argument("--appends", type=at_least(1), default=200, help="with --fsync-cost")
+    parser.add_argument("--dir", type=a_folder, default=Path("."), help="with --fsync-cost")
     parser.add_argument("--measure", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:  # the child: one measurement, printed as JSON
@@ -177,7 +201,10 @@ def main() -> None:
         print(json.dumps(measure(Path(file))))
         return
     if args.fsync_cost:
-        print_fsync_cost(args.dir, args.appends, args.json)
+        try:
+            print_fsync_cost(args.dir, args.appends, args.json)
+        except (OSError, SessionError) as error:  # a folder this user may not write in
+            parser.exit(1, f"bench.py: error: cannot time appends in {args.dir}: {error}\n")
         return
 
     with tempfile.TemporaryDirectory() as folder:

@@ -1,0 +1,48 @@
+"""bench.py refuses an argument it cannot use in one line, never with a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench.py"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--entries", "0"],
+        ["--entries", "-3"],
+        ["--entries", "1"],
+        ["--entries", "ten"],
+        ["--fsync-cost", "--appends", "0"],
+        ["--fsync-cost", "--dir", "/nonexistent/folder"],
+        ["--fsync-cost", "--dir", str(BENCH)],
+        ["--fsync-cost", "--dir", "/proc"],
+    ],
+)
+def test_odd_arguments_are_one_error_line(arguments: list[str], tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), *arguments], cwd=tmp_path, capture_output=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert b"Traceback" not in done.stderr
+    assert done.stderr.decode().splitlines()[-1].startswith("bench.py: error:")
+    assert done.stdout == b""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_a_folder_this_user_may_not_write_in(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--fsync-cost", "--dir", str(locked)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith("bench.py: error: cannot time appends in ")
