@@ -747,10 +747,15 @@ def _make_folder(folder: Path) -> None:
 
 def _fsync_folder(folder: Path) -> None:
     """A new file's name lives in its folder: until the folder is synced, a power loss can
-    lose the name, and with it every synced byte of the file."""
+    lose the name, and with it every synced byte of the file. Some filesystems (network and
+    shared folders) cannot sync a folder at all and say EINVAL: there is nothing more to ask
+    for, and the line is written, so that is no reason to end the run."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
+    except OSError as error:
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
     finally:
         os.close(fd)
 

@@ -380,3 +380,30 @@ def test_a_folder_this_process_may_not_write_in_is_refused_before_the_first_turn
     assert done.returncode == 1
     assert done.stdout == b""
     one_line(done.stderr, "error: cannot create session file in read-only: Permission denied")
+
+
+# A filesystem that cannot sync a folder (some network and shared folders say EINVAL).
+FOLDER_FSYNC_FAILS = """
+import errno, os, runpy, stat, sys
+real_fsync = os.fsync
+def fsync(fd):
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+    return real_fsync(fd)
+os.fsync = fsync
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_fsync_on_a_filesystem_that_cannot_sync_a_folder_still_saves(tmp_path: Path) -> None:
+    """Before: the first save wrote the line, then said `error: cannot write ...: Invalid
+    argument` and ended the run: --fsync could never be used on such a filesystem."""
+    process = started(tmp_path, "--fsync", wrapper=FOLDER_FSYNC_FAILS)
+    out, err = process.communicate(b"hello\nwhat is 12*8\n", timeout=60)
+    assert process.returncode == 0, err
+    assert err == b""
+    assert b"6 new messages saved to" in out
+    assert [entry["id"] for entry in entries_in(only_session(tmp_path / ".sessions"))] == [
+        "e1", "e2", "e3", "e4", "e5", "e6"
+    ]  # fmt: skip
