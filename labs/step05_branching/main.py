@@ -273,6 +273,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     for signum in STOP_SIGNALS:  # from here on, each ends the run in one line
         signal.signal(signum, stop)
     chat = open_session(args, terminal)
+    reported = chat.session.entries.damaged  # the damaged lines open_session has named
     echo = not stdin.isatty()
     try:
         while terminal.failure is None and (line := read_line(stdin, terminal, echo)) is not None:
@@ -282,6 +283,9 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 result = run_command(chat, line)
                 for shown in result.lines:
                     terminal.say(shown)
+                # Entries off the path are checked when a command first uses them (/tree,
+                # /branch): damage found then is named too, never silently dropped.
+                reported = report_damage(chat, terminal, reported)
                 if result.exit:
                     break
                 continue
@@ -301,6 +305,15 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     terminal.say(saved(chat))
     terminal.check()
     return 0
+
+
+def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
+    """One `warning:` line for the damaged lines found since `reported`; the new count."""
+    if (found := chat.session.entries.damaged - reported) > 0:
+        lines = "line" if found == 1 else "lines"
+        shown = printable(str(chat.session.path))
+        warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
+    return chat.session.entries.damaged
 
 
 def saved(chat: Chat) -> str:

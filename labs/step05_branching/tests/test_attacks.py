@@ -407,3 +407,23 @@ def test_fsync_on_a_filesystem_that_cannot_sync_a_folder_still_saves(tmp_path: P
     assert [entry["id"] for entry in entries_in(only_session(tmp_path / ".sessions"))] == [
         "e1", "e2", "e3", "e4", "e5", "e6"
     ]  # fmt: skip
+
+
+def test_damage_a_command_finds_off_the_path_is_named_once(tmp_path: Path) -> None:
+    """Entries off the path are parsed when first used. Before, a damaged line found then by
+    /branch or /tree was dropped without a word: `--continue` had counted only the path."""
+    folder = tmp_path / ".sessions"
+    folder.mkdir()
+    text = b'"content":[{"type":"text","text":"hi"}]'
+    (folder / "x.jsonl").write_bytes(
+        HEADER
+        + b'{"type":"message","id":"e1","parentId":null,"message":{"role":"user",%s}}\n' % text
+        + b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user"}}\n'
+        + b'{"type":"message","id":"e3","parentId":"e1","message":{"role":"user",%s}}\n' % text
+    )
+    done = run(tmp_path, b"/branch e2\n/tree\n/branch e1\n/tree\n", "--continue")
+    assert done.returncode == 0
+    assert done.stderr.decode().splitlines() == [
+        "warning: skipped 1 more damaged line in .sessions/x.jsonl"
+    ]
+    assert b"no entry e2 in this session" in done.stdout
