@@ -309,6 +309,7 @@ class Session:
         The one way to write: it picks the next unique id, hangs the entry under the leaf,
         writes it as one complete line in one write, and only then moves the leaf.
         """
+        self._index_lines_added_since()
         entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
         self._write_line(_encode(self.path, entry))
@@ -339,6 +340,29 @@ class Session:
         except SessionError:
             self.leaf_id = moved_from  # not written, so not moved
             raise
+
+    def _index_lines_added_since(self) -> None:
+        """Index the lines another program appended since this run last looked.
+
+        Stop here: the lock keeps out runs of this step, not steps 03 and 04. Numbered from
+        what was read at open, the next entry would repeat an id they just wrote, and a reader
+        keeps the first of two lines with one id: this run's message would be lost. Their
+        entries stay where they hang (a branch beside this run's); the leaf stays this run's.
+        """
+        if not self.exists:
+            return
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return  # gone: the write says so
+        if found.st_size <= self._size or (found.st_dev, found.st_ino) != self._file:
+            return  # nothing new; or cut short or replaced, which the write refuses
+        with _open_for_reading(self.path) as file:
+            file.seek(self._size)
+            for line in _bounded_lines(self.path, file):
+                self.entries.add_line(line)
+        self._size = found.st_size
+        self._next_number = None  # one past the largest id, theirs included
 
     def _new_id(self) -> str:
         """One past the largest e<N> in the file: skipped lines and foreign kinds mean that
