@@ -286,7 +286,7 @@ class Session:
                 context = build_context(session.entries, session.leaf_id)
         except BaseException:
             if lock_fd is not None:
-                os.close(lock_fd)
+                _unlock(lock_fd)
             raise
         session._lock_fd = lock_fd
         return Resumed(session, context, indexed.entries.damaged)
@@ -300,7 +300,7 @@ class Session:
         """Let go of the lock, if held. (A process that dies lets go of it too: the kernel
         drops every lock of a process that ends, however it ends.)"""
         if self._lock_fd is not None:
-            os.close(self._lock_fd)
+            _unlock(self._lock_fd)
             self._lock_fd = None
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
@@ -804,7 +804,31 @@ def _lock(path: Path, fd: int) -> int:
         raise SessionInUse(path) from None
     except OSError as error:
         raise SessionError(f"cannot lock {path}: {error.strerror}") from None
-    return os.dup(fd)
+    held = os.dup(fd)
+    _HELD_LOCKS.add(held)
+    return held
+
+
+# The descriptors that hold a session's lock. A forked child gets a copy of each, and an flock
+# lasts while any copy is open: a child that outlived the run (a tool's helper forked without
+# exec) would keep the session locked. So the child closes its copies the moment it is born.
+# (exec closes them anyway: os.dup makes them non-inheritable.)
+_HELD_LOCKS: set[int] = set()
+
+
+def _unlock(fd: int) -> None:
+    _HELD_LOCKS.discard(fd)
+    os.close(fd)
+
+
+def _let_go_of_locks_in_child() -> None:
+    for fd in _HELD_LOCKS:
+        with suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_let_go_of_locks_in_child)
 
 
 # Read and write: the writer reads the file's last byte before each line. O_NONBLOCK: a FIFO

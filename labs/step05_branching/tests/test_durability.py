@@ -453,3 +453,40 @@ def test_main_with_fsync_runs_and_saves_as_without(tmp_path: Path) -> None:
     assert roles(entries_in(tmp_path / ".sessions")) == [
         "user", "assistant", "toolResult", "assistant",
     ]  # fmt: skip
+
+
+FORKS_AND_LEAVES_A_CHILD = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from session import Session
+resumed = Session.open(sys.argv[2], lock=True)
+if os.fork() == 0:  # a helper forked without exec, that outlives the run
+    for stream in (1, 2):  # (not holding the test's pipes open)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream)
+    time.sleep(30)
+    os._exit(0)
+print("forked", flush=True)
+"""
+
+
+def test_a_child_forked_by_the_holder_does_not_keep_the_session_locked(
+    saved: Saved, tmp_path: Path
+) -> None:
+    """An flock lasts while any copy of its descriptor is open. Before, a child forked without
+    exec kept the session locked after the run that forked it had ended."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", FORKS_AND_LEAVES_A_CHILD, str(STEP_DIR), str(saved.path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = holder.communicate(timeout=60)  # the holder has ended; its child has not
+        assert out == b"forked\n", err
+        done = subprocess.run(
+            [sys.executable, str(STEP_DIR / "main.py"), "--continue"],
+            cwd=tmp_path, input=b"", capture_output=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert b"in use by another run" not in done.stderr
+    finally:  # the child is in the holder's own process group: end it by that id
+        with suppress(ProcessLookupError):
+            os.killpg(holder.pid, signal.SIGKILL)
