@@ -82,6 +82,8 @@ class Session:
         The one way to write: it picks the next id, hangs the entry under the leaf, writes it
         as one complete line in one write, and only then moves the leaf.
         """
+        if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
+            raise ValueError(f"append_entry sets {sorted(clash)} itself")
         entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
         self._write_line(_encode(self.path, entry))

@@ -43,7 +43,7 @@ class Chat:
     def follow(self, context: Context) -> None:
         """Take the conversation and the model rebuilt from a (new) leaf. Every message on
         that path is already in the file, so the cursor is the whole list."""
-        self.messages = context.messages
+        self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
         self.persisted = len(self.messages)
         self.model = model_in_force(context)
 
@@ -138,21 +138,21 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         )
     if argument == session.leaf_id:
         return CommandResult([f"already at {argument}"])
-    target = session.entries[argument]
+    # A branch entry adds nothing to the conversation, so the context at the target is the
+    # context at the new leaf: build it once, check it, then move.
+    context = build_context(session.entries, argument)
     # The next message would follow a tool call that has no result: a history a real model
     # API rejects. Go back to before the call, or on to its result. (Not repaired here, as a
     # resume does: that call was not interrupted, its result is on another branch.)
-    if target["type"] == "message" and tool_calls(target["message"]):
-        return CommandResult(
-            [f"{argument} is a tool call; branch to the entry before it or to its result"]
-        )
-    if unanswered_calls(build_context(session.entries, argument).messages):
-        return CommandResult(
-            [f"{argument} follows a tool call that has no result; branch before the call"]
-        )
+    if unanswered_calls(context.messages):
+        target = session.entries[argument]
+        if target["type"] == "message" and tool_calls(target["message"]):
+            reason = f"{argument} is a tool call; branch to the entry before it or to its result"
+        else:
+            reason = f"{argument} follows a tool call that has no result; branch before the call"
+        return CommandResult([reason])
     assert chat.persisted == len(chat.messages), "commands run between turns, after the save"
     session.append_branch(argument)
-    context = build_context(session.entries, session.leaf_id)
     chat.follow(context)
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:

@@ -4,7 +4,7 @@ It parses arguments, reads lines, runs the loop and saves each message the momen
 finished. With --continue it first rebuilds the most recent session's conversation and aligns
 the cursor, so only new messages are written, and answers a tool call the last run never
 finished. The session file is locked while the run lasts. Every fault a user can meet ends
-here as one `error:` or `warning:` line; Ctrl-C and SIGTERM end the run in one line.
+here as one `error:` or `warning:` line; Ctrl-C, SIGTERM and SIGHUP end the run in one line.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def stop(signum: int, frame: object) -> NoReturn:
-    """The handler of both signals. The first ends the run; later ones are ignored, so that
-    a second Ctrl-C cannot cut the line that says what was saved."""
+    """The handler of the three stop signals. The first ends the run; later ones are ignored,
+    so that a second Ctrl-C cannot cut the line that says what was saved."""
     ignore_stop_signals()
     raise Stopped(signum)
 
@@ -280,7 +280,8 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             if not line.strip():
                 continue
             if is_command(line):
-                result = run_command(chat, line)
+                with saving():  # /model and /branch write too: never cut halfway either
+                    result = run_command(chat, line)
                 for shown in result.lines:
                     terminal.say(shown)
                 # Entries off the path are checked when a command first uses them (/tree,
@@ -352,7 +353,9 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             chat = Chat(resumed.session, [], persisted=0)
             chat.follow(resumed.context)
             note = f"resumed: {len(chat.messages)} messages restored, model {chat.model}"
-            if repaired := chat.repair_interrupted_calls():
+            with saving():  # the repair is a save like any other: never cut halfway
+                repaired = chat.repair_interrupted_calls()
+            if repaired:
                 calls = "tool call" if repaired == 1 else "tool calls"
                 warn(
                     terminal,

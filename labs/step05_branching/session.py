@@ -310,8 +310,12 @@ class Session:
         writes it as one complete line in one write, and only then moves the leaf.
         """
         self._index_lines_added_since()
+        if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
+            raise ValueError(f"append_entry sets {sorted(clash)} itself")
         entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
+        # The key order (type, id first) is what lets `_ID_AT_START` index a line without
+        # parsing it when the file is resumed; another order would still read, only slower.
         self._write_line(_encode(self.path, entry))
         self.entries[entry["id"]] = entry
         self.leaf_id = entry["id"]
@@ -337,8 +341,9 @@ class Session:
         moved_from, self.leaf_id = self.leaf_id, target_id
         try:
             return cast(BranchEntry, self.append_entry("branch", {"fromId": moved_from}))
-        except SessionError:
-            self.leaf_id = moved_from  # not written, so not moved
+        except BaseException:  # a failed write, or a stop signal: not written, so not moved
+            if self.leaf_id == target_id:
+                self.leaf_id = moved_from
             raise
 
     def _index_lines_added_since(self) -> None:

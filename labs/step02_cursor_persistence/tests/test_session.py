@@ -201,3 +201,11 @@ def test_strict_reading_refuses_an_entry_it_could_not_show(tmp_path: Path) -> No
         file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"content":5}}\n')
     with pytest.raises(SessionError, match="line 3 is not an entry"):
         read_session(session.path)
+
+
+def test_append_entry_alone_sets_type_id_and_parent(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    for clash in ({"id": "e99"}, {"parentId": None}, {"type": "message"}):
+        with pytest.raises(ValueError, match="itself"):
+            session.append_entry("x_lab_test_kind", clash)
+    assert not session.path.exists()

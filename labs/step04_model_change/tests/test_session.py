@@ -191,3 +191,11 @@ def test_a_cursor_past_the_end_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cursor 3"):
         persist_new_messages(session, [user_text("one")], 3)
     assert not session.path.exists()
+
+
+def test_append_entry_alone_sets_type_id_and_parent(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    for clash in ({"id": "e99"}, {"parentId": None}, {"type": "message"}):
+        with pytest.raises(ValueError, match="itself"):
+            session.append_entry("x_lab_test_kind", clash)
+    assert not session.path.exists()

@@ -225,3 +225,19 @@ def test_a_repeated_id_whose_first_line_is_damaged_keeps_the_usable_one(tmp_path
     resumed = Session.open(session.path)
     assert [m["content"][0]["text"] for m in resumed.context.messages] == ["a", "b"]
     assert resumed.skipped == 1
+
+
+def test_every_line_the_writer_writes_is_indexed_without_parsing(tmp_path: Path) -> None:
+    """Resume reads each line's id from its start; the writer's key order is what allows it."""
+    from session import _ID_AT_START
+
+    session = new_session(tmp_path)
+    session.append_message(user_text("a"))
+    session.append_model_change("scripted-v2")
+    session.append_branch("e1")
+    session.append_entry("x_lab_test_kind", {"note": "any kind"})
+    with pytest.raises(ValueError, match="sets \\['id'\\] itself"):
+        session.append_entry("x_lab_test_kind", {"id": "not this one"})
+    for line in session.path.read_bytes().split(b"\n")[1:-1]:
+        match = _ID_AT_START.match(line)
+        assert match is not None and match.group(1).decode() == orjson.loads(line)["id"]
