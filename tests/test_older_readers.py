@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 from conftest import LAB_ROOT
 
 STEP03 = LAB_ROOT / "labs" / "step03_continue"
@@ -89,3 +90,35 @@ def test_steps_03_and_04_follow_step05s_leaf_moves(tmp_path: Path) -> None:
         assert resumed.returncode == 0 and resumed.stderr == "", (step.name, resumed.stderr)
         assert recalled in resumed.stdout.splitlines(), (step.name, resumed.stdout)
         assert path.read_bytes().startswith(before)
+
+
+def test_an_older_step_appending_during_a_step05_run_costs_no_line(tmp_path: Path) -> None:
+    """Steps 03 and 04 take no lock. While a step 05 run is open on a session, step 04 appends a
+    turn to it; step 05 then indexes those lines before its next entry, so no id repeats and
+    the next resume loses neither run's messages (step 04's turn is a branch of its own)."""
+    assert run(STEP05, tmp_path, "hello\nwhat is 12*8\n").returncode == 0
+    path = only_session(tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, str(STEP05 / "main.py"), "--continue"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert holder.stdout is not None
+    seen = b""
+    while b"you> " not in seen:  # resumed: it has read the file
+        chunk = holder.stdout.read1(4096)
+        assert chunk, holder.stderr.read() if holder.stderr else b""
+        seen += chunk
+    assert run(STEP04, tmp_path, "hello\n", "--continue").returncode == 0
+    _, err = holder.communicate(b"what was the result\n", timeout=60)
+    assert holder.returncode == 0, err
+
+    records = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
+    ids = [record["id"] for record in records]
+    assert len(ids) == len(set(ids)), ids
+    texts = [r["message"]["content"][0]["text"] for r in records if r["type"] == "message"]
+    assert texts.count("hello") == 2  # step 04's line is kept
+    resumed = run(STEP05, tmp_path, "", "--continue")
+    assert "(resumed: 8 messages restored" in resumed.stdout  # 6, then step 05's turn

@@ -429,32 +429,3 @@ def test_damage_a_command_finds_off_the_path_is_named_once(tmp_path: Path) -> No
         "warning: skipped 1 more damaged line in .sessions/x.jsonl"
     ]
     assert b"no entry e2 in this session" in done.stdout
-
-
-def test_lines_an_older_step_appends_during_the_run_keep_their_ids_and_ours(
-    tmp_path: Path,
-) -> None:
-    """Steps 03 and 04 take no lock. Before: step 05 numbered its next entry from what it
-    read at open, wrote a second `e7`, and the next resume skipped it as a repeated id: the
-    user's saved line was lost, and step 04's message spliced into this run's history."""
-    saved = run(tmp_path, b"hello\nwhat is 12*8\n")
-    assert saved.returncode == 0
-    path = only_session(tmp_path / ".sessions")
-    process = started(tmp_path, "--continue")
-    read_until(process.stdout, b"you> ")
-    older = [sys.executable, str(STEP_DIR.parent / "step04_model_change" / "main.py")]
-    other = subprocess.run(
-        [*older, "--continue"], cwd=tmp_path, input=b"hello\n", capture_output=True, timeout=60
-    )
-    assert other.returncode == 0, other.stderr
-    out, err = process.communicate(b"what was the result\n", timeout=60)
-    assert process.returncode == 0, err
-
-    reading = read_session(path)
-    ids = [entry["id"] for entry in entries_in(path)]
-    assert len(ids) == len(set(ids)) and reading.skipped == 0
-    texts = [entry["message"]["content"][0]["text"] for entry in reading.entries]
-    assert texts.count("hello") == 2  # step 04's line is kept, on a branch of its own
-    resumed = run(tmp_path, b"", "--continue")
-    assert b"(resumed: 8 messages restored" in resumed.stdout  # 6, then this run's turn
-    assert b"what was the result" in path.read_bytes().rsplit(b"\n", 3)[1]
