@@ -157,6 +157,8 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:
         lines.append(f"note: {context.chain_break}; the conversation starts there")
+    if context.model is not None and context.model != chat.model:  # a name this program lacks
+        lines.append(f"note: the path's model {printable(context.model)} is not here")
     return CommandResult(lines)
 
 

@@ -188,3 +188,15 @@ def test_a_damaged_tree_resumes_with_one_warning(
     assert done.stderr.decode().splitlines() == expected
     assert path.read_bytes().startswith(header + entries)
     assert "Traceback" not in done.stdout.decode()
+
+
+def test_a_branch_onto_a_model_this_program_lacks_says_so(tmp_path: Path) -> None:
+    chat = new_chat(tmp_path)
+    say(chat, "hello")  # e1 e2
+    chat.session.append_model_change("gpt-9")  # e3: written by a program that has it
+    say(chat, "hi")  # e4 e5
+    result = run_command(chat, "/branch e4")
+    assert result.lines == [
+        "moved to e4: 3 messages on the path, model scripted-v1",
+        "note: the path's model gpt-9 is not here",
+    ]
