@@ -57,6 +57,7 @@ def main() -> int:
     print(f"  {'step 05: Session.open':34}{resume_line}")
     print(f"  resume / floor: {resume['resume_over_floor']:.2f}x (target at most 1.2x)")
     print(f"  peak memory / file: {resume['resume_peak_over_file']:.2f}x (target at most 3x)")
+    print(f"    of which the resume added: {resume['resume_added_over_file']:.2f}x the file")
     print(f"  moving the leaf: {resume['move_leaf_seconds'] * 1e6:.0f} µs (one appended line)")
     print(f"  rebuilding from a new leaf: {resume['rebuild_longest_path_seconds'] * 1e3:.0f} ms")
 
