@@ -40,12 +40,15 @@ class Chat:
         self.saved += self.persisted - before
         return self.persisted - before
 
-    def follow(self, context: Context) -> None:
+    def follow(self, context: Context) -> ModelChoice:
         """Take the conversation and the model rebuilt from a (new) leaf. Every message on
-        that path is already in the file, so the cursor is the whole list."""
+        that path is already in the file, so the cursor is the whole list. Returns the model
+        choice, for the caller to say so when it fell back."""
         self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
         self.persisted = len(self.messages)
-        self.model = model_in_force(context)
+        choice = choose_model(context)
+        self.model = choice.used
+        return choice
 
     def repair_interrupted_calls(self) -> int:
         """Answer each tool call the conversation ends on without a result (the program
@@ -61,9 +64,33 @@ class Chat:
         return len(calls)
 
 
-def model_in_force(context: Context) -> str:
-    """The model the path chose, if this program has it; else the default."""
-    return context.model if context.model in MODELS else DEFAULT_MODEL
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model answers on a path, and which one the path recorded.
+
+    Made in one place (`choose_model`, through `Chat.follow`) and worded in one place
+    (`fallback_message`), so a resume and a /branch cannot disagree about either.
+    """
+
+    used: str  # the model that answers the next turn
+    recorded: str | None  # the path's last model switch; None if the path has none
+
+    @property
+    def fell_back(self) -> bool:
+        """The path recorded a model this program lacks (a newer program's), so the default
+        answers instead."""
+        return self.recorded is not None and self.recorded != self.used
+
+    def fallback_message(self) -> str:
+        """What to tell the user when the choice `fell_back`: main.py's warning on resume,
+        /branch's note."""
+        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+
+
+def choose_model(context: Context) -> ModelChoice:
+    """The model the path recorded, if this program has it; else the default."""
+    used = context.model if context.model in MODELS else DEFAULT_MODEL
+    return ModelChoice(used=used, recorded=context.model)
 
 
 @dataclass(frozen=True)
@@ -153,12 +180,12 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         return CommandResult([reason])
     assert chat.persisted == len(chat.messages), "commands run between turns, after the save"
     session.append_branch(argument)
-    chat.follow(context)
+    choice = chat.follow(context)
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:
         lines.append(f"note: {context.chain_break}; the conversation starts there")
-    if context.model is not None and context.model != chat.model:  # a name this program lacks
-        lines.append(f"note: the path's model {printable(context.model)} is not here")
+    if choice.fell_back:
+        lines.append(f"note: {choice.fallback_message()}")
     return CommandResult(lines)
 
 

@@ -342,16 +342,11 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             if (chain_break := resumed.context.chain_break) is not None:
                 start = chain_break.entry_id
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
-            recorded = resumed.context.model
-            if recorded is not None and recorded not in MODELS:
-                warn(
-                    terminal,
-                    f"the session's model {printable(recorded)} is not here; using {DEFAULT_MODEL}",
-                )
             # Stop here: the restored messages are already in the file. `follow` sets the
             # cursor to all of them; at 0, the first save would write the history again.
             chat = Chat(resumed.session, [], persisted=0)
-            chat.follow(resumed.context)
+            if (choice := chat.follow(resumed.context)).fell_back:
+                warn(terminal, choice.fallback_message())
             note = f"resumed: {len(chat.messages)} messages restored, model {chat.model}"
             with saving():  # the repair is a save like any other: never cut halfway
                 repaired = chat.repair_interrupted_calls()

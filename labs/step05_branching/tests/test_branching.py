@@ -198,5 +198,5 @@ def test_a_branch_onto_a_model_this_program_lacks_says_so(tmp_path: Path) -> Non
     result = run_command(chat, "/branch e4")
     assert result.lines == [
         "moved to e4: 3 messages on the path, model scripted-v1",
-        "note: the path's model gpt-9 is not here",
+        "note: the session's model gpt-9 is not here; using scripted-v1",
     ]

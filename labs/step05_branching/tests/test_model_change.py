@@ -9,7 +9,7 @@ import orjson
 import pytest
 from conftest import RunMain, Saved
 
-from commands import Chat, run_command
+from commands import Chat, ModelChoice, choose_model, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, user_text
@@ -125,6 +125,29 @@ def test_a_model_this_program_does_not_have_falls_back_with_a_warning(
         == "warning: the session's model gpt-9 is not here; using scripted-v1\n"
     )
     assert "assistant> The last result was 96 (12*8)." in done.stdout.decode()
+
+
+def test_the_choice_falls_back_only_from_a_model_this_program_lacks() -> None:
+    def switch(model: str) -> dict:
+        return {"type": "model_change", "id": "e1", "parentId": None, "model": model}
+
+    assert choose_model(build_context({}, None)) == ModelChoice("scripted-v1", None)
+    known = choose_model(build_context({"e1": switch("scripted-v2")}, "e1"))
+    assert (known.used, known.fell_back) == ("scripted-v2", False)
+    lacking = choose_model(build_context({"e1": switch("gpt-9")}, "e1"))
+    assert (lacking.used, lacking.recorded, lacking.fell_back) == ("scripted-v1", "gpt-9", True)
+
+
+def test_resume_and_branch_word_a_fallback_the_same(saved: Saved, run_main: RunMain) -> None:
+    """Both say it from one ModelChoice: a warning on --continue, a note after /branch."""
+    with saved.path.open("ab") as file:
+        file.write(b'{"type":"model_change","id":"e7","parentId":"e6","model":"gpt-9"}\n')
+    done = run_main("hello\n/branch e7\n", "--continue")  # hello: e8 e9 under e7
+    assert done.returncode == 0, done.stderr
+    [warning] = done.stderr.decode().splitlines()
+    [note] = [line for line in done.stdout.decode().splitlines() if line.startswith("note: ")]
+    assert warning.removeprefix("warning: ") == note.removeprefix("note: ")
+    assert note == "note: the session's model gpt-9 is not here; using scripted-v1"
 
 
 def test_a_switch_with_nothing_said_is_not_a_conversation_to_continue(run_main: RunMain) -> None:
