@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from entries import Context, build_context
 from messages import Message, printable, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
-from session import Session, persist_new_messages
+from session import Resumed, Session, persist_new_messages
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.
@@ -32,6 +32,21 @@ class Chat:
     persisted: int  # the cursor: how many of `messages` are already in the file
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
     saved: int = 0  # messages this run has written, on any branch
+
+    @classmethod
+    def resume(cls, opened: Resumed) -> ResumedChat:
+        """The chat that goes on with a session `Session.open` read: the conversation and the
+        model at the leaf, and any tool call the last run never finished answered.
+
+        Stop here: the restored messages are already in the file. `follow` sets the cursor to
+        all of them; at 0, the first save would write the history again. The repair writes:
+        a caller that holds stop signals off during a save holds them off around this too.
+        """
+        chat = cls(opened.session, [], persisted=0)
+        model = chat.follow(opened.context)
+        restored = len(chat.messages)
+        repaired = chat.repair_interrupted_calls()
+        return ResumedChat(chat=chat, restored=restored, model=model, repaired=repaired)
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
@@ -85,6 +100,16 @@ class ModelChoice:
         """What to tell the user when the choice `fell_back`: main.py's warning on resume,
         /branch's note."""
         return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+
+
+@dataclass(frozen=True)
+class ResumedChat:
+    """What `Chat.resume` gives back: the chat, and what the caller must tell the user."""
+
+    chat: Chat
+    restored: int  # messages rebuilt from the file (the repair's results not counted)
+    model: ModelChoice  # worth a warning if it fell back
+    repaired: int  # interrupted tool calls just answered; worth a warning if any
 
 
 def choose_model(context: Context) -> ModelChoice:

@@ -68,13 +68,12 @@ def main() -> None:
         print("\n=== run 2: python main.py --continue ===")
         latest = find_latest_session(folder)
         assert latest.path is not None and not latest.passed_over
-        resumed = Session.open(latest.path)
-        chat = Chat(resumed.session, [], persisted=0)
-        chat.follow(resumed.context)
-        note = f"resumed: {len(chat.messages)} messages restored, model {chat.model}"
+        resumed = Chat.resume(Session.open(latest.path))  # as main.py resumes
+        chat = resumed.chat
+        note = f"resumed: {resumed.restored} messages restored, model {chat.model}"
         print(f"session file: {shown_as} ({note})")
         say(chat, "what was the result")  # from the branch that went well
-        unchanged = resumed.session.path.read_bytes().startswith(before)
+        unchanged = chat.session.path.read_bytes().startswith(before)
         print(
             f"\nevery byte of run 1 is still in the file, unchanged: {'yes' if unchanged else 'NO'}"
         )

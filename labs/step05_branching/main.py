@@ -334,31 +334,28 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         for unusable in latest.passed_over:
             warn(terminal, f"{printable(str(unusable))}; passed over")
         if latest.path is not None:
-            resumed = Session.open(latest.path, lock=True, fsync=args.fsync)
+            opened = Session.open(latest.path, lock=True, fsync=args.fsync)
             shown = printable(str(latest.path))
-            if resumed.skipped:
-                lines = "line" if resumed.skipped == 1 else "lines"
-                warn(terminal, f"skipped {resumed.skipped} damaged {lines} in {shown}")
-            if (chain_break := resumed.context.chain_break) is not None:
+            if opened.skipped:
+                lines = "line" if opened.skipped == 1 else "lines"
+                warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
+            if (chain_break := opened.context.chain_break) is not None:
                 start = chain_break.entry_id
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
-            # Stop here: the restored messages are already in the file. `follow` sets the
-            # cursor to all of them; at 0, the first save would write the history again.
-            chat = Chat(resumed.session, [], persisted=0)
-            if (choice := chat.follow(resumed.context)).fell_back:
-                warn(terminal, choice.fallback_message())
-            note = f"resumed: {len(chat.messages)} messages restored, model {chat.model}"
-            with saving():  # the repair is a save like any other: never cut halfway
-                repaired = chat.repair_interrupted_calls()
-            if repaired:
-                calls = "tool call" if repaired == 1 else "tool calls"
+            with saving():  # its repair is a save like any other: never cut halfway
+                resumed = Chat.resume(opened)
+            if resumed.model.fell_back:
+                warn(terminal, resumed.model.fallback_message())
+            if resumed.repaired:
+                calls = "tool call" if resumed.repaired == 1 else "tool calls"
                 warn(
                     terminal,
-                    f"repaired {repaired} interrupted {calls} in {shown} "
+                    f"repaired {resumed.repaired} interrupted {calls} in {shown} "
                     "(an error result each; not run again)",
                 )
+            note = f"resumed: {resumed.restored} messages restored, model {resumed.chat.model}"
             terminal.say(f"session file: {shown} ({note})")
-            return chat
+            return resumed.chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
     now = datetime.now(UTC)
     session = Session.create(

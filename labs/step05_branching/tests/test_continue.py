@@ -9,6 +9,7 @@ import orjson
 import pytest
 from conftest import RunMain, Saved, save_conversation
 
+from commands import INTERRUPTED, Chat, ModelChoice
 from loop import run_turn
 from messages import Message, text_of, user_text
 from model import ScriptedModel
@@ -55,6 +56,24 @@ def test_a_resumed_append_continues_the_chain(saved: Saved) -> None:
     entries = read_session(path).entries
     assert [e["id"] for e in entries[-2:]] == ["e7", "e8"]
     assert [e["parentId"] for e in entries[-2:]] == ["e6", "e7"]
+
+
+def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) -> None:
+    """main.py and demo.py resume through it: the path's messages and model, the cursor at
+    the end of them, and a tool call the last run never finished answered, each said by name."""
+    session = Session.create(tmp_path, session_id="r", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_model_change("gpt-9")  # e1: by a program that has it
+    session.append_message(user_text("what is 12*8"))  # e2
+    call = {"type": "toolCall", "id": "c1", "name": "calc", "arguments": {"expression": "12*8"}}
+    session.append_message({"role": "assistant", "content": [call], "stopReason": "toolUse"})
+    resumed = Chat.resume(Session.open(session.path))  # the run died in the tool: no result
+    chat = resumed.chat
+    assert (resumed.restored, resumed.repaired) == (2, 1)
+    assert resumed.model == ModelChoice(used="scripted-v1", recorded="gpt-9")
+    assert resumed.model.fell_back and chat.model == "scripted-v1"
+    assert (len(chat.messages), chat.persisted, chat.saved) == (3, 3, 1)
+    assert text_of(chat.messages[-1]) == INTERRUPTED
+    assert Session.open(session.path).context.messages == chat.messages  # the repair is saved
 
 
 def test_tools_are_not_run_again_on_resume(saved: Saved) -> None:
