@@ -171,7 +171,7 @@ def check(module: ModuleType) -> str:
 
 def new_chat(folder: Path) -> Chat:
     session = Session.create(folder, session_id="labels", created_at="2026-01-01", cwd="/")
-    return Chat(session, [], persisted=0)
+    return Chat(session, [], cursor=0)
 
 
 def say(chat: Chat, text: str) -> None:
@@ -224,7 +224,7 @@ class State:
         self.data = path.read_bytes() if path.exists() else None
         self.leaf = chat.session.leaf_id
         self.messages = list(chat.messages)
-        self.persisted = chat.persisted
+        self.cursor = chat.cursor
         self.model = chat.model
         self.written = len(WRITTEN)
         context = build_context(chat.session.entries, chat.session.leaf_id)
@@ -281,13 +281,13 @@ def labelled(module: ModuleType, chat: Chat, line: str, name: str, target: str) 
         f"after `{line}` the session's leaf is {session.leaf_id}, not the label {written['id']}",
         module.append_label,
     )
-    assert (chat.messages, chat.persisted, chat.model) == (
+    assert (chat.messages, chat.cursor, chat.model) == (
         before.messages,
-        before.persisted,
+        before.cursor,
         before.model,
     ), (
         f"`{line}` changed the chat (now {len(chat.messages)} messages, cursor "
-        f"{chat.persisted}, model {chat.model}): a label is no message and moves nothing",
+        f"{chat.cursor}, model {chat.model}): a label is no message and moves nothing",
         module.label_command,
     )
 
@@ -309,9 +309,9 @@ def refused(module: ModuleType, chat: Chat, line: str, why: str) -> None:
         f"`{line}` moved the leaf to {chat.session.leaf_id}, but {why}: change nothing",
         blamed(module, line),
     )
-    assert (chat.messages, chat.persisted, chat.model) == (
+    assert (chat.messages, chat.cursor, chat.model) == (
         before.messages,
-        before.persisted,
+        before.cursor,
         before.model,
     ), (f"`{line}` changed the chat, but {why}: leave it as it was", blamed(module, line))
     assert lines
@@ -361,9 +361,9 @@ def moved(
             module.branch_command,
         )
     expected = build_context(session.entries, session.leaf_id)
-    assert chat.messages == expected.messages and chat.persisted == len(expected.messages), (
+    assert chat.messages == expected.messages and chat.cursor == len(expected.messages), (
         f"after `{line}` chat.messages holds {len(chat.messages)} messages (cursor "
-        f"{chat.persisted}); the conversation at the new leaf has {len(expected.messages)}: "
+        f"{chat.cursor}); the conversation at the new leaf has {len(expected.messages)}: "
         "the next save would write under the new leaf a history it does not have. Call "
         "step_branch_command(chat, id), which rebuilds the messages, the cursor and the model",
         module.branch_command,

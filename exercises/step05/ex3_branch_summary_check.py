@@ -91,7 +91,7 @@ def check(module: ModuleType) -> str:
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         session = Session.create(folder, session_id="summaries", created_at="2026", cwd="/")
-        chat = Chat(session, [], persisted=0)
+        chat = Chat(session, [], cursor=0)
         ids: dict[str, str] = {}
 
         say(module, chat, "hello", ids)  # e1 e2
@@ -540,8 +540,8 @@ def check_chat(module: ModuleType, chat: Chat, line: str) -> None:
             f"after `{line}` chat.messages holds {len(chat.messages)} messages: {problem}",
             module.branch_command,
         )
-    assert chat.persisted == len(chat.messages), (
-        f"after `{line}` chat.persisted is {chat.persisted}, but chat.messages holds "
+    assert chat.cursor == len(chat.messages), (
+        f"after `{line}` chat.cursor is {chat.cursor}, but chat.messages holds "
         f"{len(chat.messages)}: the next save would write the note as a message. Every message "
         "of the new context is in the file already (the note as its entry): "
         "chat.follow(context_with_summaries(...)) sets the cursor to all of them",

@@ -29,9 +29,9 @@ class Chat:
 
     session: Session
     messages: list[Message]
-    persisted: int  # the cursor: how many of `messages` are already in the file
+    cursor: int  # how many of `messages` are already in the file
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
-    saved: int = 0  # messages this run has written, on any branch
+    written_this_run: int = 0  # messages this run has added to the file, on any branch
 
     @classmethod
     def resume(cls, opened: Resumed) -> ResumedChat:
@@ -42,7 +42,7 @@ class Chat:
         all of them; at 0, the first save would write the history again. The repair writes:
         a caller that holds stop signals off during a save holds them off around this too.
         """
-        chat = cls(opened.session, [], persisted=0)
+        chat = cls(opened.session, [], cursor=0)
         model = chat.follow(opened.context)
         restored = len(chat.messages)
         repaired = chat.repair_interrupted_calls()
@@ -50,17 +50,17 @@ class Chat:
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
-        before = self.persisted
-        self.persisted = persist_new_messages(self.session, self.messages, self.persisted)
-        self.saved += self.persisted - before
-        return self.persisted - before
+        before = self.cursor
+        self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
+        self.written_this_run += self.cursor - before
+        return self.cursor - before
 
     def follow(self, context: Context) -> ModelChoice:
         """Take the conversation and the model rebuilt from a (new) leaf. Every message on
         that path is already in the file, so the cursor is the whole list. Returns the model
         choice, for the caller to say so when it fell back."""
         self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
-        self.persisted = len(self.messages)
+        self.cursor = len(self.messages)
         choice = choose_model(context)
         self.model = choice.used
         return choice
@@ -203,7 +203,7 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         else:
             reason = f"{argument} follows a tool call that has no result; branch before the call"
         return CommandResult([reason])
-    assert chat.persisted == len(chat.messages), "commands run between turns, after the save"
+    assert chat.cursor == len(chat.messages), "commands run between turns, after the save"
     session.append_branch(argument)
     choice = chat.follow(context)
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]

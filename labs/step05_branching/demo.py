@@ -53,7 +53,7 @@ def main() -> None:
         )
         shown_as = session.path.relative_to(root).as_posix()
         print(f"session file: {shown_as} (model {DEFAULT_MODEL})")
-        chat = Chat(session, [], persisted=0)
+        chat = Chat(session, [], cursor=0)
         say(chat, "hello")
         say(chat, "what is 2**10000")  # too large for calc: this answer goes badly
         print(file_size(chat))

@@ -295,7 +295,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             render(saving_each_message(events, chat), terminal)
         terminal.check()
     except Stopped as stopped:  # every finished message is in the file already
-        cut = unanswered_calls(chat.messages[: chat.persisted])
+        cut = unanswered_calls(chat.messages[: chat.cursor])
         note = "; the tool call in progress was stopped (--continue answers it)" if cut else ""
         terminal.say("")
         warn(terminal, f"{stopped.line()}: {saved(chat)}{note}")
@@ -323,7 +323,8 @@ def saved(chat: Chat) -> str:
     if not chat.session.exists:
         return "nothing to save: no session file was written"
     path = printable(str(chat.session.path))
-    return f"{chat.saved} new messages saved to {path} ({chat.persisted} on the active path)"
+    added = chat.written_this_run
+    return f"{added} new messages saved to {path} ({chat.cursor} on the active path)"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
@@ -367,7 +368,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         fsync=args.fsync,
     )
     terminal.say(f"session file: {printable(str(session.path))} (model {DEFAULT_MODEL})")
-    return Chat(session, [], persisted=0)
+    return Chat(session, [], cursor=0)
 
 
 def main(argv: list[str] | None = None) -> int:

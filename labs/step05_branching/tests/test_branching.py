@@ -19,7 +19,7 @@ from tools import default_tools
 
 def new_chat(directory: Path) -> Chat:
     session = Session.create(directory, session_id="b", created_at="2026-01-01T00:00:00Z", cwd="/")
-    return Chat(session, [], persisted=0)
+    return Chat(session, [], cursor=0)
 
 
 def say(chat: Chat, text: str) -> None:
@@ -46,7 +46,7 @@ def test_branch_appends_a_leaf_move_and_the_next_message_hangs_there(tmp_path: P
         "parentId": "e2",
         "fromId": "e6",
     }
-    assert (chat.session.leaf_id, len(chat.messages), chat.persisted) == ("e7", 2, 2)
+    assert (chat.session.leaf_id, len(chat.messages), chat.cursor) == ("e7", 2, 2)
     say(chat, "what was the result")
     assert text_of(chat.messages[-1]) == "I have no earlier result in this conversation."
     after = chat.session.path.read_bytes()

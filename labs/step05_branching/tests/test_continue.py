@@ -71,7 +71,7 @@ def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) ->
     assert (resumed.restored, resumed.repaired) == (2, 1)
     assert resumed.model == ModelChoice(used="scripted-v1", recorded="gpt-9")
     assert resumed.model.fell_back and chat.model == "scripted-v1"
-    assert (len(chat.messages), chat.persisted, chat.saved) == (3, 3, 1)
+    assert (len(chat.messages), chat.cursor, chat.written_this_run) == (3, 3, 1)
     assert text_of(chat.messages[-1]) == INTERRUPTED
     assert Session.open(session.path).context.messages == chat.messages  # the repair is saved
 

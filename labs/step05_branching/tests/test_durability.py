@@ -151,14 +151,14 @@ def roles(entries: list[dict]) -> list[str]:
 
 def test_each_message_is_in_the_file_before_its_message_end_is_passed_on(tmp_path: Path) -> None:
     session = Session.create(tmp_path, session_id="s", created_at="2026-01-01T00:00:00Z", cwd="/")
-    chat = Chat(session, [], persisted=0)
+    chat = Chat(session, [], cursor=0)
     events = run_turn(ScriptedModel(), default_tools(), chat.messages, user_text("what is 12*8"))
     in_file = []
     for event in main.saving_each_message(events, chat):
         if isinstance(event, MessageEnd):
             in_file.append(len(entries_in(tmp_path)))
     assert in_file == [1, 2, 3, 4]  # the user's line, the call, the result, the answer
-    assert chat.persisted == 4 and chat.saved == 4
+    assert chat.cursor == 4 and chat.written_this_run == 4
 
 
 def test_a_sigkill_during_a_long_tool_call_keeps_the_question_and_the_call(
@@ -222,7 +222,7 @@ def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> 
         session.append_message(message)
     before = session.path.read_bytes()
     resumed = Session.open(session.path)
-    chat = Chat(resumed.session, [], persisted=0)
+    chat = Chat(resumed.session, [], cursor=0)
     chat.follow(resumed.context)
     assert chat.repair_interrupted_calls() == 1
     assert chat.repair_interrupted_calls() == 0  # answered now: nothing more to do
@@ -255,7 +255,7 @@ def test_branch_never_lands_where_the_next_message_follows_an_unanswered_call(
     session.append_model_change("scripted-v2")  # e3: under the call
     session.append_branch("e2")  # e4: hand-made, as if by an older program
     session.append_message(result("a"))  # e5
-    chat = Chat(session, [], persisted=0)
+    chat = Chat(session, [], cursor=0)
     chat.follow(build_context(session.entries, session.leaf_id))
     before = session.path.read_bytes()
     assert run_command(chat, "/branch e2").lines == [

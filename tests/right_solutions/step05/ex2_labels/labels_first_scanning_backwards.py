@@ -100,6 +100,6 @@ def open_chat(path: Path | str) -> Chat:
     """What `--continue` does with this session: the conversation and the model at the leaf,
     read from the file (a fresh process knows nothing else)."""
     resumed = Session.open(path)
-    chat = Chat(resumed.session, [], persisted=0)
+    chat = Chat(resumed.session, [], cursor=0)
     chat.follow(resumed.context)
     return chat

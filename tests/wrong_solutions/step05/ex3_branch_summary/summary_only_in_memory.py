@@ -81,7 +81,7 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     chat.follow(context_with_summaries(session.entries, session.leaf_id))
     if summary:
         chat.messages.append(summary_note(summary))  # the model is given it
-        chat.persisted = len(chat.messages)  # and it is not saved as a message
+        chat.cursor = len(chat.messages)  # and it is not saved as a message
         lines.append(f"left behind, summarised for the model: {printable(summary)}")
     return CommandResult(lines, result.exit)
 
@@ -115,6 +115,6 @@ def open_chat(path: Path | str) -> Chat:
     """What `--continue` does with this session: the context at the leaf, summaries included,
     read from the file (a fresh process knows nothing else)."""
     resumed = Session.open(path)
-    chat = Chat(resumed.session, [], persisted=0)
+    chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
     return chat

@@ -116,6 +116,6 @@ def open_chat(path: Path | str) -> Chat:
     """What `--continue` does with this session: the context at the leaf, summaries included,
     read from the file (a fresh process knows nothing else)."""
     resumed = Session.open(path)
-    chat = Chat(resumed.session, [], persisted=0)
+    chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
     return chat
