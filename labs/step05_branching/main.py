@@ -228,7 +228,7 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
 
 
 @contextmanager
-def saving() -> Iterator[None]:
+def stop_signals_deferred() -> Iterator[None]:
     """A stop signal waits until the save is over, so a save is never cut halfway and the
     last line printed can say exactly what is in the file."""
     arrived: list[int] = []
@@ -257,7 +257,7 @@ def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[Loo
     """
     for event in events:
         if isinstance(event, MessageEnd):
-            with saving():
+            with stop_signals_deferred():
                 chat.save_new()
         yield event
 
@@ -280,7 +280,8 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             if not line.strip():
                 continue
             if is_command(line):
-                with saving():  # /model and /branch write too: never cut halfway either
+                # /model and /branch write too: never cut halfway either.
+                with stop_signals_deferred():
                     result = run_command(chat, line)
                 for shown in result.lines:
                     terminal.say(shown)
@@ -298,12 +299,12 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
         cut = unanswered_calls(chat.messages[: chat.cursor])
         note = "; the tool call in progress was stopped (--continue answers it)" if cut else ""
         terminal.say("")
-        warn(terminal, f"{stopped.line()}: {saved(chat)}{note}")
+        warn(terminal, f"{stopped.line()}: {what_was_saved(chat)}{note}")
         return 128 + stopped.signum
     finally:
         ignore_stop_signals()  # the run is ending anyway: let it say how, in one line
         chat.session.close()
-    terminal.say(saved(chat))
+    terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
 
@@ -317,7 +318,7 @@ def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     return chat.session.entries.damaged
 
 
-def saved(chat: Chat) -> str:
+def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what this run added to the file, and the conversation's length
     (with branches, the file holds more than the path)."""
     if not chat.session.exists:
@@ -343,7 +344,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             if (chain_break := opened.context.chain_break) is not None:
                 start = chain_break.entry_id
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
-            with saving():  # its repair is a save like any other: never cut halfway
+            with stop_signals_deferred():  # its repair is a save like any other: never cut halfway
                 resumed = Chat.resume(opened)
             if resumed.model.fell_back:
                 warn(terminal, resumed.model.fallback_message())
