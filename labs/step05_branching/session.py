@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import gc
+import operator
 import os
 import re
 import stat
@@ -48,7 +49,7 @@ MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first 
 # NUL bytes must not take 2 GB of memory. The writer refuses to write such a line, so the
 # program never writes a file it cannot read back.
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
-_READ_CHUNK = 4 * 1024 * 1024
+_READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
 
 
 class SessionHeader(TypedDict):
@@ -101,6 +102,25 @@ class EntryIndex(MutableMapping[str, Entry]):
         self._items: dict[str, Entry | bytes] = {}  # an entry, or its line not parsed yet
         self.damaged = 0  # lines found unusable so far
 
+    def add_lines(self, lines: list[bytes | None]) -> None:
+        """Index a batch of lines, in file order (None: a line too long to read).
+
+        The common case costs a few C calls for the whole batch, not a few Python ones per
+        line: every line starts the writer's way, every id is ASCII, none is indexed already.
+        Anything else goes line by line through `add_line`, which decides exactly as before.
+        """
+        try:  # a line of another shape gives no match, and None[1] raises TypeError
+            ids = b'"'.join(map(_SECOND, map(_ID_AT_START.match, lines)))  # type: ignore[arg-type]
+        except TypeError:
+            ids = None
+        if lines and ids is not None and ids.isascii():
+            batch = dict(zip(ids.decode("ascii").split('"'), lines, strict=True))  # no '"' in ids
+            if len(batch) == len(lines) and self._items.keys().isdisjoint(batch):
+                self._items.update(batch)
+                return
+        for line in lines:
+            self.add_line(line)
+
     def add_line(self, line: bytes | None) -> None:
         """Index one line of the file (None: a line too long to read)."""
         match = None if line is None else _ID_AT_START.match(line)
@@ -112,7 +132,7 @@ class EntryIndex(MutableMapping[str, Entry]):
             key, value = entry["id"], entry
         else:
             key, value = match.group(1).decode("utf-8", "surrogateescape"), line
-        if key in self._items and self._entry(key) is not None:
+        if key in self._items and self.get(key) is not None:
             self.damaged += 1  # ids are unique: the first usable line with an id wins
             return
         self._items[key] = value
@@ -122,31 +142,29 @@ class EntryIndex(MutableMapping[str, Entry]):
         return next((key for key in reversed(list(self._items)) if key in self), None)
 
     def get(self, key: str, default: Entry | None = None) -> Entry | None:  # type: ignore[override]
-        """The entry, parsed and checked now if it was not yet; `default` if none is usable."""
-        entry = self._entry(key)
-        return default if entry is None else entry
+        """The entry, parsed and checked now if it was not yet; `default` if none is usable.
+
+        Every other lookup goes through here; the walk from the leaf calls it once per entry
+        on the path, so it does its work itself rather than call a helper."""
+        value = self._items.get(key)
+        if type(value) is bytes:  # not parsed yet
+            entry = _parse_entry(value)
+            if entry is None or entry["id"] != key:  # damaged after all: drop it, count it
+                del self._items[key]
+                self.damaged += 1
+                return default
+            self._items[key] = value = entry  # parsed once; the line itself is let go
+        return default if value is None else value  # type: ignore[return-value]
 
     def ids(self) -> list[str]:
         """Every id indexed, checked or not: enough to keep new ids unique, without parsing."""
         return list(self._items)
 
-    def _entry(self, key: str) -> Entry | None:
-        value = self._items.get(key)
-        if value is None or isinstance(value, dict):
-            return value
-        entry = _parse_entry(value)
-        if entry is None or entry["id"] != key:  # damaged after all: drop it and count it
-            del self._items[key]
-            self.damaged += 1
-            return None
-        self._items[key] = entry  # parsed once; the line itself is let go
-        return entry
-
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._entry(key) is not None
+        return isinstance(key, str) and self.get(key) is not None
 
     def __getitem__(self, key: str) -> Entry:
-        entry = self._entry(key)
+        entry = self.get(key)
         if entry is None:
             raise KeyError(key)
         return entry
@@ -167,6 +185,7 @@ class EntryIndex(MutableMapping[str, Entry]):
 # The start of every line the lab writes: {"type":"…","id":"…". An id with an escape or a
 # quote in it does not match, and that line is parsed whole at once instead.
 _ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
+_SECOND = operator.itemgetter(1)  # a match's first group, taken in C
 
 
 @dataclass(frozen=True)
@@ -364,8 +383,8 @@ class Session:
             return  # nothing new; or cut short or replaced, which the write refuses
         with _open_for_reading(self.path) as file:
             file.seek(self._size)
-            for line in _bounded_lines(self.path, file):
-                self.entries.add_line(line)
+            for lines in _line_batches(self.path, file):
+                self.entries.add_lines(lines)
         self._size = found.st_size
         self._next_number = None  # one past the largest id, theirs included
 
@@ -510,8 +529,8 @@ def _index_session(path: Path) -> _Indexed:
     entries = EntryIndex()
     with _open_for_reading(path) as file:
         header = _parse_header(path, _read_first_line(path, file))
-        for line in _bounded_lines(path, file):
-            entries.add_line(line)
+        for lines in _line_batches(path, file):
+            entries.add_lines(lines)
         try:  # the file may have shrunk since: the writer checks the end again anyway
             needs_newline = os.pread(file.fileno(), 1, file.seek(0, os.SEEK_END) - 1) != b"\n"
         except OSError:
@@ -568,33 +587,37 @@ def find_latest_session(directory: Path | str) -> LatestSession:
 # --- Reading, one bounded line at a time ---------------------------------------------------
 
 
-def _bounded_lines(path: Path, file: BinaryIO) -> Iterator[bytes | None]:
-    """The lines left in `file`, split on b"\\n" only (without it), each at most
-    MAX_ENTRY_BYTES long. A longer line comes out as None: it is read past in bounded pieces,
-    never held whole. The file is read in large chunks, split by one C call each."""
+def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[bytes | None]]:
+    """The lines left in `file`, a chunk's worth at a time, split on b"\\n" only (without
+    it), each at most MAX_ENTRY_BYTES long. A longer line comes out as None: it is read past in
+    bounded pieces, never held whole. Each chunk is split by one C call."""
     # Stop here: bytes.split(b"\n") splits on b"\n" and nothing else. str.splitlines() would
     # also split on \x85, U+2028 and U+2029, which JSON leaves unescaped in strings: a
     # message holding one would become two broken lines.
     pending, too_long = b"", False  # the unfinished last line of the chunks read so far
     try:
         while chunk := file.read(_READ_CHUNK):
-            if too_long:  # still inside a line too long to keep: read past it
-                end = chunk.find(b"\n")
-                if end < 0:
-                    continue
-                chunk, too_long = chunk[end + 1 :], False
-                yield None
-            lines = chunk.split(b"\n")
-            lines[0] = pending + lines[0]
-            pending = lines.pop()
-            for line in lines:
-                yield None if len(line) > MAX_ENTRY_BYTES else line
+            lines: list[bytes | None] = chunk.split(b"\n")  # type: ignore[assignment]
+            tail = cast(bytes, lines.pop())  # the start of a line the next chunk goes on with
+            if lines:  # the unfinished line ends in this chunk: the first line here
+                first = None if too_long else pending + cast(bytes, lines[0])
+                lines[0] = None if first is None or len(first) > MAX_ENTRY_BYTES else first
+                pending, too_long = tail, False
+                yield lines  # every other line is whole in the chunk: shorter than the bound
+            elif not too_long:
+                pending += tail
             if len(pending) > MAX_ENTRY_BYTES:  # let it go; remember its end is damage
                 pending, too_long = b"", True
     except OSError as error:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
     if pending or too_long:  # the last line, without its \n: torn, or complete but unended
-        yield None if too_long else pending
+        yield [None if too_long else pending]
+
+
+def _bounded_lines(path: Path, file: BinaryIO) -> Iterator[bytes | None]:
+    """The same lines one at a time, for a reader that may stop at the first it wants."""
+    for lines in _line_batches(path, file):
+        yield from lines
 
 
 @contextmanager

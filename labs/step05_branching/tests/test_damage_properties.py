@@ -9,15 +9,17 @@ stops where a parent is missing (or seen twice)."""
 
 from __future__ import annotations
 
+import io
 import tempfile
 from pathlib import Path
 
 import orjson
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import session as session_module
 from messages import user_text
-from session import Session
+from session import EntryIndex, Session
 
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
@@ -111,3 +113,66 @@ def test_any_damage_resumes_and_keeps_the_intact_path(
             *texts,
             "after the damage",
         ]
+
+
+WRITTEN = (
+    b'{"type":"message","id":"e1","parentId":null,"message":'
+    b'{"role":"user","content":[{"type":"text","text":"a"}]}}'
+)
+
+
+LINES = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                WRITTEN,
+                b'{"type":"message","id":"e2","parentId":"e1","message":'
+                b'{"role":"user","content":[{"type":"text","text":"b"}]}}',
+                b'{"type":"message","id":"e3","parentId":"e2","message":5}',  # looks right, is not
+                b'{"type":"model_change","id":"e3","parentId":"e2","model":"scripted-v2"}',
+                b'{"type":"branch","id":"e4","parentId":"e1","fromId":"e3"}',
+                b'{"type":"x_kind","id":"\xc3\xa9","parentId":"e1"}',  # an id that is not ASCII
+                b'{"type":"x_kind","id":"\xff","parentId":"e1"}',  # not UTF-8
+                b'{"id":"e5","type":"x_kind","parentId":"e4"}',  # another key order
+                b'{"type":"x_kind","id":"e\\u0036","parentId":"e4"}',  # an escaped id
+                b'{"type":"header","id":"e7","parentId":null}',
+                b"",
+                b"not JSON",
+            ]
+        ),
+        st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(LINES, st.booleans(), st.integers(min_value=1, max_value=400), st.integers(0, 100))
+# A line over the bound that ends in the next chunk; one read past over four chunks; a
+# repeated id inside one chunk.
+@example(lines=[WRITTEN], ended=True, chunk=60, longer=0)
+@example(lines=[WRITTEN], ended=True, chunk=30, longer=0)
+@example(lines=[b"", WRITTEN, WRITTEN], ended=False, chunk=400, longer=0)
+def test_where_the_chunks_split_the_file_changes_nothing(
+    lines: list[bytes], ended: bool, chunk: int, longer: int
+) -> None:
+    """The reader indexes a chunk's lines at once; the result is the same as indexing the
+    lines of the whole file one by one, wherever a chunk ends and however long a line is."""
+    data = b"\n".join(lines) + (b"\n" if ended else b"")
+    bound = chunk + longer  # as in the reader, a chunk is never longer than the line bound
+    by_line = EntryIndex()
+    pieces = data.split(b"\n")
+    for line in pieces[:-1] if pieces[-1] == b"" else pieces:  # a last line without its \n too
+        by_line.add_line(None if len(line) > bound else line)
+    by_chunk = EntryIndex()
+    saved = session_module._READ_CHUNK, session_module.MAX_ENTRY_BYTES
+    session_module._READ_CHUNK, session_module.MAX_ENTRY_BYTES = chunk, bound
+    try:
+        for batch in session_module._line_batches(Path("x"), io.BytesIO(data)):
+            by_chunk.add_lines(batch)
+    finally:
+        session_module._READ_CHUNK, session_module.MAX_ENTRY_BYTES = saved
+    assert list(by_chunk._items.items()) == list(by_line._items.items())
+    assert by_chunk.damaged == by_line.damaged
+    assert list(by_chunk.items()) == list(by_line.items())  # every line parsed and checked
+    assert by_chunk.damaged == by_line.damaged

@@ -131,13 +131,13 @@ def test_reading_a_file_that_shrinks_to_nothing_as_it_is_read_never_raises(
 ) -> None:
     """The end-of-file check at read time looks at a file another process may be cutting;
     what it finds is only a hint (the writer reads the end again), so it never raises."""
-    lines = session_module._bounded_lines
+    batches = session_module._line_batches
 
     def cut_after_reading(path: Path, file: object) -> object:
-        yield from lines(path, file)  # type: ignore[arg-type]
+        yield from batches(path, file)  # type: ignore[arg-type]
         os.truncate(path, 0)
 
-    monkeypatch.setattr(session_module, "_bounded_lines", cut_after_reading)
+    monkeypatch.setattr(session_module, "_line_batches", cut_after_reading)
     reading = read_session(saved.path)
     assert len(reading.entries) == 6 and reading.needs_newline
 
