@@ -19,11 +19,10 @@ from __future__ import annotations
 import errno
 import fcntl
 import gc
-import operator
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,10 @@ from entries import (
     build_context,
     entry_id,
     id_number,
+    parse_entry,
+    parse_json,
 )
+from entry_index import EntryIndex
 from messages import Message
 
 SESSION_VERSION = 1
@@ -84,108 +86,6 @@ class SessionInUse(SessionError):
             f"{path} is in use by another run; run without --continue to start a new session"
         )
         self.path = path
-
-
-class EntryIndex(MutableMapping[str, Entry]):
-    """Every usable entry of a session by id, in file order, each parsed on first use.
-
-    Resuming must not cost more than the conversation needs. Opening a file indexes each line
-    by its id, read from the start of the line, where the lab's writer always puts it, without
-    parsing the rest. A line is parsed and checked the first time something asks for its
-    entry: the walk from the leaf asks for exactly the entries on the path; `/tree` and
-    `read_session` ask for all of them. A line that then turns out damaged is dropped and
-    counted, exactly as if the reader had met it at open. Lazy decoding, never lazy checking:
-    nothing reaches the model unchecked.
-    """
-
-    def __init__(self) -> None:
-        self._items: dict[str, Entry | bytes] = {}  # an entry, or its line not parsed yet
-        self.damaged = 0  # lines found unusable so far
-
-    def add_lines(self, lines: list[bytes | None]) -> None:
-        """Index a batch of lines, in file order (None: a line too long to read).
-
-        The common case costs a few C calls for the whole batch, not a few Python ones per
-        line: every line starts the writer's way, every id is ASCII, none is indexed already.
-        Anything else goes line by line through `add_line`, which decides exactly as before.
-        """
-        try:  # a line of another shape gives no match, and None[1] raises TypeError
-            ids = b'"'.join(map(_SECOND, map(_ID_AT_START.match, lines)))  # type: ignore[arg-type]
-        except TypeError:
-            ids = None
-        if lines and ids is not None and ids.isascii():
-            batch = dict(zip(ids.decode("ascii").split('"'), lines, strict=True))  # no '"' in ids
-            if len(batch) == len(lines) and self._items.keys().isdisjoint(batch):
-                self._items.update(batch)
-                return
-        for line in lines:
-            self.add_line(line)
-
-    def add_line(self, line: bytes | None) -> None:
-        """Index one line of the file (None: a line too long to read)."""
-        match = None if line is None else _ID_AT_START.match(line)
-        if match is None:  # not the writer's shape (or not an entry): parse it now
-            entry = None if line is None else _parse_entry(line)
-            if entry is None:
-                self.damaged += 1
-                return
-            key, value = entry["id"], entry
-        else:
-            key, value = match.group(1).decode("utf-8", "surrogateescape"), line
-        if key in self._items and self.get(key) is not None:
-            self.damaged += 1  # ids are unique: the first usable line with an id wins
-            return
-        self._items[key] = value
-
-    def last_usable(self) -> str | None:
-        """The leaf of a file just read: its last usable entry, of any kind."""
-        return next((key for key in reversed(list(self._items)) if key in self), None)
-
-    def get(self, key: str, default: Entry | None = None) -> Entry | None:  # type: ignore[override]
-        """The entry, parsed and checked now if it was not yet; `default` if none is usable.
-
-        Every other lookup goes through here; the walk from the leaf calls it once per entry
-        on the path, so it does its work itself rather than call a helper."""
-        value = self._items.get(key)
-        if type(value) is bytes:  # not parsed yet
-            entry = _parse_entry(value)
-            if entry is None or entry["id"] != key:  # damaged after all: drop it, count it
-                del self._items[key]
-                self.damaged += 1
-                return default
-            self._items[key] = value = entry  # parsed once; the line itself is let go
-        return default if value is None else value  # type: ignore[return-value]
-
-    def ids(self) -> list[str]:
-        """Every id indexed, checked or not: enough to keep new ids unique, without parsing."""
-        return list(self._items)
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
-
-    def __getitem__(self, key: str) -> Entry:
-        entry = self.get(key)
-        if entry is None:
-            raise KeyError(key)
-        return entry
-
-    def __setitem__(self, key: str, entry: Entry) -> None:
-        self._items[key] = entry
-
-    def __delitem__(self, key: str) -> None:
-        del self._items[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return (key for key in list(self._items) if key in self)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-# The start of every line the lab writes: {"type":"…","id":"…". An id with an escape or a
-# quote in it does not match, and that line is parsed whole at once instead.
-_ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
-_SECOND = operator.itemgetter(1)  # a match's first group, taken in C
 
 
 @dataclass(frozen=True)
@@ -333,7 +233,7 @@ class Session:
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
         entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
-        # The key order (type, id first) is what lets `_ID_AT_START` index a line without
+        # The key order (type, id first) is what lets `EntryIndex` index a line without
         # parsing it when the file is resumed; another order would still read, only slower.
         self._write_line(_encode(self.path, entry))
         self.entries[entry["id"]] = entry
@@ -498,7 +398,7 @@ def holds_a_message(path: Path | str) -> bool:
     with _open_for_reading(path) as file, _memory_for(path):
         _parse_header(path, _read_first_line(path, file))
         for line in _bounded_lines(path, file):
-            entry = None if line is None else _parse_entry(line)
+            entry = None if line is None else parse_entry(line)
             if entry is not None and entry["type"] == "message":
                 return True
     return False
@@ -673,7 +573,7 @@ def _read_first_line(path: Path, file: BinaryIO) -> bytes:
 def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
     if not first_line:
         raise UnusableSessionFile(path, "not a session (empty file)")
-    record = _loads(first_line) if first_line.endswith(b"\n") else None
+    record = parse_json(first_line) if first_line.endswith(b"\n") else None
     if not isinstance(record, dict) or record.get("type") != "header":
         raise UnusableSessionFile(path, "not a session (no header line)")
     if "version" not in record:
@@ -692,76 +592,6 @@ def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
         if not isinstance(record.get(field), str):
             raise UnusableSessionFile(path, f"not a session (the header's {field} is not a string)")
     return cast(SessionHeader, record)
-
-
-def _parse_entry(line: bytes) -> Entry | None:
-    """The entry on one line, or None if the line is not one (blank, torn, garbage...)."""
-    record = _loads(line)
-    if not isinstance(record, dict):
-        return None
-    kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
-    if not isinstance(kind, str) or kind == "header" or not isinstance(entry_id_, str):
-        return None
-    if parent is not None and not isinstance(parent, str):
-        return None
-    if kind == "message" and not _is_message(record.get("message")):
-        return None
-    if kind == "model_change" and not isinstance(record.get("model"), str):
-        return None
-    if kind == "branch" and (parent is None or not _is_optional_str(record.get("fromId"))):
-        return None
-    return record  # a kind we do not know passes through; build_context follows its parentId
-
-
-def _loads(line: bytes) -> Any:
-    """orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
-    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
-            raise MemoryError from None
-        return None
-
-
-def _is_message(value: object) -> bool:
-    """Enough of a message that the model and the renderer can use it without crashing."""
-    if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
-        return False
-    for block in content:
-        if not isinstance(block, dict):
-            return False
-        match block.get("type"):
-            case "text":
-                if not isinstance(block.get("text"), str):
-                    return False
-            case "toolCall":
-                if not (
-                    isinstance(block.get("id"), str)
-                    and isinstance(block.get("name"), str)
-                    and isinstance(block.get("arguments"), dict)
-                ):
-                    return False
-            case str():
-                pass  # a block kind this step does not show: kept, never rendered
-            case _:
-                return False
-    match value.get("role"):
-        case "user":
-            return True
-        case "assistant":
-            return value.get("stopReason") in ("stop", "toolUse")
-        case "toolResult":
-            return (
-                isinstance(value.get("toolCallId"), str)
-                and isinstance(value.get("toolName"), str)
-                and isinstance(value.get("isError"), bool)
-            )
-    return False
-
-
-def _is_optional_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
 
 
 def _as_written(line: bytes, field: str, value: object) -> str:

@@ -18,8 +18,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import session as session_module
+from entry_index import EntryIndex
 from messages import user_text
-from session import EntryIndex, Session
+from session import Session
 
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:

@@ -229,7 +229,7 @@ def test_a_repeated_id_whose_first_line_is_damaged_keeps_the_usable_one(tmp_path
 
 def test_every_line_the_writer_writes_is_indexed_without_parsing(tmp_path: Path) -> None:
     """Resume reads each line's id from its start; the writer's key order is what allows it."""
-    from session import _ID_AT_START
+    from entry_index import _ID_AT_START
 
     session = new_session(tmp_path)
     session.append_message(user_text("a"))
