@@ -95,7 +95,6 @@ class SessionReading:
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
-    needs_newline: bool  # the file does not end in \n (a torn last line): write one first
 
     @property
     def entries(self) -> list[Entry]:
@@ -122,7 +121,6 @@ class Session:
         entries: EntryIndex | None = None,
         *,
         exists: bool = False,
-        needs_newline: bool = False,
         fsync: bool = False,
     ) -> None:
         self.path = path
@@ -131,9 +129,6 @@ class Session:
         # The leaf: the entry the next one hangs under. On open, the last usable entry.
         self.leaf_id: str | None = self.entries.last_usable()
         self.exists = exists  # False until the first write creates the file
-        # The file ends in a torn line, as far as this run knows: what the open found, then
-        # what each write left. The writer reads the file's last byte again before each line.
-        self.needs_newline = needs_newline
         self.fsync = fsync  # after each write, wait until the disk has it (slow; see bench.py)
         self._lock_fd: int | None = None  # holds the lock on the file while this run writes
         self._lock_on_create = False  # take the lock when the first write creates the file
@@ -199,7 +194,6 @@ class Session:
                     indexed.header,
                     indexed.entries,
                     exists=True,
-                    needs_newline=indexed.needs_newline,
                     fsync=fsync,
                 )
                 context = build_context(session.entries, session.leaf_id)
@@ -325,7 +319,6 @@ class Session:
         try:
             if creating and self._lock_on_create:  # locked before its first byte is written
                 self._lock_fd = _lock(self.path, fd)
-            size_before = os.fstat(fd).st_size
             if not creating:
                 line = self._after_the_last_line(fd, line)
             _write_all(fd, line)
@@ -336,25 +329,20 @@ class Session:
                 if creating:
                     _fsync_folder(self.path.parent)  # and the file's name, in its folder
         except OSError as error:
-            # A write cut short (a full disk, a file size limit) may leave a fragment: the
-            # file then ends in the first `written` bytes of the line. Unless they end in
-            # \n, the next line must start with one, or it would be glued onto the fragment.
-            written = os.fstat(fd).st_size - size_before
-            if written > 0:
-                self.needs_newline = not line[:written].endswith(b"\n")
+            # A write cut short (a full disk, a file size limit) may leave a fragment. The
+            # next write finds it at the file's end, and ends it before its own line.
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         finally:
             os.close(fd)
         self.exists = True
-        self.needs_newline = False
 
     def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
         """`line`, with a `\n` first if the file does not end in one now.
 
-        Stop here: what the file ends in is read from the file, at the moment of writing. What
-        this session knows (`needs_newline`: what the open found, or exactly what a write cut
-        short left) is only what this run did: another run may have appended since, and been
-        killed halfway through a line, and gluing onto that fragment would cost this entry.
+        Stop here: what the file ends in is read from the file, at the moment of writing, not
+        remembered from the open or from this run's last write: a write of this run may have
+        been cut short, and another run may have appended since and been killed halfway
+        through a line. Gluing onto a fragment would cost this entry.
         The path must still name the file that was read, a regular file no shorter than we
         left it; anything else (a FIFO, /dev/null, a new file under the old name) is refused,
         because an entry written there would be lost while the program says it is saved.
@@ -366,8 +354,7 @@ class Session:
             raise SessionError(f"session file {self.path} was replaced during the run")
         if found.st_size < self._size or found.st_size == 0:
             raise SessionError(f"session file {self.path} was cut short during the run")
-        self.needs_newline = os.pread(fd, 1, found.st_size - 1) != b"\n"
-        if self.needs_newline:  # never glue onto a torn fragment: end it, keep it, move on
+        if os.pread(fd, 1, found.st_size - 1) != b"\n":  # a fragment: end it, keep it, move on
             return b"\n" + line
         return line
 
@@ -414,14 +401,13 @@ def read_session(path: Path | str) -> SessionReading:
     with _collector_paused(), _memory_for(path):
         indexed = _index_session(path)
         by_id = dict(indexed.entries.items())  # parses and checks every entry
-    return SessionReading(indexed.header, by_id, indexed.entries.damaged, indexed.needs_newline)
+    return SessionReading(indexed.header, by_id, indexed.entries.damaged)
 
 
 @dataclass(frozen=True)
 class _Indexed:
     header: SessionHeader
     entries: EntryIndex
-    needs_newline: bool
 
 
 def _index_session(path: Path) -> _Indexed:
@@ -431,11 +417,7 @@ def _index_session(path: Path) -> _Indexed:
         header = _parse_header(path, _read_first_line(path, file))
         for lines in _line_batches(path, file):
             entries.add_lines(lines)
-        try:  # the file may have shrunk since: the writer checks the end again anyway
-            needs_newline = os.pread(file.fileno(), 1, file.seek(0, os.SEEK_END) - 1) != b"\n"
-        except OSError:
-            needs_newline = True
-    return _Indexed(header, entries, needs_newline)
+    return _Indexed(header, entries)
 
 
 def list_session_files(directory: Path | str) -> list[Path]:

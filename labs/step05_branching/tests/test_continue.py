@@ -39,7 +39,7 @@ def test_open_replays_the_conversation_and_restores_the_pointers(
         "user", "assistant", "user", "assistant", "toolResult", "assistant",
     ]  # fmt: skip
     assert resumed.skipped == 0 and resumed.context.chain_break is None
-    assert (session.leaf_id, session.needs_newline, session.exists) == ("e6", False, True)
+    assert (session.leaf_id, session.exists) == ("e6", True)
     assert session.header["id"] == "first"
 
 

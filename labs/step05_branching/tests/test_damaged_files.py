@@ -193,7 +193,7 @@ def test_main_continues_with_at_most_one_warning(
     roles = [m["role"] for m in resumed.context.messages]
     assert roles == [*case.roles, "user", "assistant"]
     assert resumed.skipped == case.at_resume
-    assert not resumed.session.needs_newline
+    assert path.read_bytes().endswith(b"\n")  # every line the new turn wrote is whole
     entries = read_session(path).entries
     ids = [entry["id"] for entry in entries]
     assert len(ids) == len(set(ids))
@@ -206,15 +206,15 @@ def test_a_torn_last_line_is_ended_never_glued_onto(saved: Saved) -> None:
     before = path.read_bytes()
     resumed = Session.open(path)
     session = resumed.session
-    assert resumed.skipped == 1 and session.needs_newline
+    assert resumed.skipped == 1
     session.append_message(user_text("after the crash"))
     session.append_message(user_text("and once more"))
     after = path.read_bytes()
     assert after.startswith(before)
     new_lines = after[len(before) :].split(b"\n")
     assert new_lines[0] == b""  # the fragment got its \n first, and stays a line of its own
+    # Only one \n: the second line starts right after the first, with no blank line.
     assert [orjson.loads(line)["id"] for line in new_lines[1:-1]] == ["e7", "e8"]
-    assert not session.needs_newline  # only one \n: the next line starts right after
 
 
 def test_a_complete_last_line_without_its_newline_is_kept(
@@ -224,7 +224,6 @@ def test_a_complete_last_line_without_its_newline_is_kept(
     path.write_bytes(path.read_bytes().rstrip(b"\n"))  # as if the \n alone was lost
     resumed = Session.open(path)
     assert (len(resumed.context.messages), resumed.skipped) == (6, 0)
-    assert resumed.session.needs_newline
     resumed.session.append_message(user_text("next"))
     assert len(Session.open(path).context.messages) == 7
 
