@@ -2,7 +2,7 @@
 
 (And what does --fsync cost? python bench.py --fsync-cost [--appends N] [--dir DIR] [--json])
 
-Generates a session of N entries (100,000 by default: about 130 MB, with a branch every few
+Generates a session of N entries (100,000 by default: about 120 MiB, with a branch every few
 dozen entries), then measures, each in a fresh process so that peak memory is its own:
 
 - resume: `Session.open` (read every line, validate, index by id, walk from the leaf, rebuild
