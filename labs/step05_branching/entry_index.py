@@ -34,7 +34,8 @@ class EntryIndex(MutableMapping[str, Entry]):
 
         The common case costs a few C calls for the whole batch, not a few Python ones per
         line: every line starts the writer's way, every id is ASCII, none is indexed already.
-        Anything else goes line by line through `add_line`, which decides exactly as before.
+        Anything else goes line by line through `add_line`. Either way the index comes out
+        the same, wherever the batches begin and end (a property test checks it).
         """
         try:  # a line of another shape gives no match, and None[1] raises TypeError
             ids = b'"'.join(map(_SECOND, map(_ID_AT_START.match, lines)))  # type: ignore[arg-type]
