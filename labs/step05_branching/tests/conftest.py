@@ -6,6 +6,8 @@ real process.
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -66,3 +68,19 @@ def run_main(tmp_path: Path) -> RunMain:
         )
 
     return run
+
+
+@pytest.fixture
+def without_root_override() -> list[str]:
+    """A command prefix that takes away root's power to write anywhere (none for other users).
+
+    A test of an unwritable folder passes vacuously as root, which CI machines often are:
+    setpriv drops the capabilities that override file permissions, for that one process.
+    """
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv")
+    dropped = "-dac_override,-dac_read_search"
+    return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
