@@ -182,7 +182,7 @@ def new_chat(module: ModuleType, folder: Path, name: str) -> Any:
     session = Session.create(
         folder, session_id=name, created_at="2026-01-01T12:00:00.000Z", cwd=str(folder)
     )
-    chat = module.ThinkingChat(session, [], persisted=0)
+    chat = module.ThinkingChat(session, [], cursor=0)
     assert chat.thinking == DEFAULT, "ThinkingChat is given: keep `thinking: str = DEFAULT_LEVEL`"
     return chat
 
@@ -263,7 +263,7 @@ def switch(
     """`/thinking LEVEL`: one entry, through append_entry, under the leaf; the leaf moves."""
     path, session = chat.session.path, chat.session
     before = path.read_bytes() if path.exists() else b""
-    messages, persisted, mark = list(chat.messages), chat.persisted, len(WRITTEN)
+    messages, cursor, mark = list(chat.messages), chat.cursor, len(WRITTEN)
     command(module, chat, f"/thinking {level}")
     after = path.read_bytes() if path.exists() else b""
     ours = [entry for entry in WRITTEN[mark:] if entry["type"] == KIND]
@@ -328,7 +328,7 @@ def switch(
         "level in force, as chat.model holds the model",
         module.thinking_command,
     )
-    assert chat.messages == messages and chat.persisted == persisted, (
+    assert chat.messages == messages and chat.cursor == cursor, (
         f"`/thinking {level}` changed the messages or the cursor: a command never becomes "
         "a message; only the entry records it",
         module.thinking_command,

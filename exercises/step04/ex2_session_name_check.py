@@ -212,7 +212,7 @@ def new_chat(module: ModuleType, folder: Path, name: str) -> Any:
     session = Session.create(
         folder, session_id=name, created_at="2026-01-01T12:00:00.000Z", cwd=str(folder)
     )
-    chat = module.NamedChat(session, [], persisted=0)
+    chat = module.NamedChat(session, [], cursor=0)
     assert chat.name is None, "NamedChat is given: keep `name: str | None = None`"
     return chat
 
@@ -298,7 +298,7 @@ def named(
     """`/name NAME`: one entry, through append_entry, under the leaf; the leaf moves."""
     path, session = chat.session.path, chat.session
     before = path.read_bytes() if path.exists() else b""
-    messages, persisted, mark = list(chat.messages), chat.persisted, len(WRITTEN)
+    messages, cursor, mark = list(chat.messages), chat.cursor, len(WRITTEN)
     command(module, chat, f"/name {name}")
     after = path.read_bytes() if path.exists() else b""
     ours = [entry for entry in WRITTEN[mark:] if entry["type"] == KIND]
@@ -363,7 +363,7 @@ def named(
         "as chat.model holds the model",
         module.name_command,
     )
-    assert chat.messages == messages and chat.persisted == persisted, (
+    assert chat.messages == messages and chat.cursor == cursor, (
         f"`/name {name}` changed the messages or the cursor: a command never becomes a "
         "message; only the entry records it",
         module.name_command,

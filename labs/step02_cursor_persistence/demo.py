@@ -48,16 +48,16 @@ def main() -> None:
 
         model, tools = ScriptedModel(), default_tools()
         messages: list[Message] = []
-        persisted = 0
+        cursor = 0
         for text in INPUTS:
             print(f"\nyou> {text}")
             render(run_turn(model, tools, messages, user_text(text)), sys.stdout)
-            before = persisted
-            persisted = persist_new_messages(session, messages, persisted)
-            print(f"persisted {persisted - before} messages: cursor {before} -> {persisted}")
+            before = cursor
+            cursor = persist_new_messages(session, messages, cursor)
+            print(f"persisted {cursor - before} messages: cursor {before} -> {cursor}")
 
         size_before = session.path.stat().st_size
-        persisted = persist_new_messages(session, messages, persisted)
+        cursor = persist_new_messages(session, messages, cursor)
         grew = session.path.stat().st_size - size_before
         print(f"\npersisting again added {grew} bytes to the file: nothing is written twice")
 

@@ -164,7 +164,7 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
 
 
 @contextmanager
-def saving() -> Iterator[None]:
+def stop_signals_deferred() -> Iterator[None]:
     """Ctrl-C waits until the save is over, so a save is never cut halfway and the last
     line printed can say exactly what is in the file."""
     interrupted = False
@@ -207,7 +207,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 continue
             in_turn = True
             render(run_turn(model, tools, chat.messages, user_text(line)), terminal)
-            with saving():
+            with stop_signals_deferred():
                 # Stop here: the loop has only touched `chat.messages`; this writes what is new.
                 chat.save_new()
             in_turn = False
@@ -215,18 +215,18 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     except KeyboardInterrupt:
         lost = "; the turn in progress was not saved" if in_turn else ""
         terminal.say("")
-        warn(terminal, f"interrupted{lost}: {saved(chat)}")
+        warn(terminal, f"interrupted{lost}: {what_was_saved(chat)}")
         return 130
-    terminal.say(saved(chat))
+    terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
 
 
-def saved(chat: Chat) -> str:
+def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what the file holds."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    return f"{chat.persisted} messages saved to {printable(str(chat.session.path))}"
+    return f"{chat.cursor} messages saved to {printable(str(chat.session.path))}"
 
 
 def open_session(directory: Path, terminal: Terminal) -> Chat:
@@ -239,7 +239,7 @@ def open_session(directory: Path, terminal: Terminal) -> Chat:
         cwd=working_directory(),
     )
     terminal.say(f"session file: {printable(str(session.path))}")
-    return Chat(session, [], persisted=0)
+    return Chat(session, [], cursor=0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,8 +46,8 @@ def talk(chat: Chat, inputs: list[str], shown_as: str) -> None:
         print(f"\nyou> {text}")
         render(run_turn(model, tools, chat.messages, user_text(text)), sys.stdout)
         chat.save_new()
-    added = chat.persisted - chat.restored
-    print(f"{added} new messages saved to {shown_as} ({chat.persisted} in all)")
+    added = chat.cursor - chat.restored
+    print(f"{added} new messages saved to {shown_as} ({chat.cursor} in all)")
 
 
 def main() -> None:
@@ -62,7 +62,7 @@ def main() -> None:
         )
         shown_as = session.path.relative_to(root).as_posix()
         print(f"session file: {shown_as}")
-        talk(Chat(session, [], persisted=0), ["hello", "what is 12*8"], shown_as)
+        talk(Chat(session, [], cursor=0), ["hello", "what is 12*8"], shown_as)
         print()
         print_session_table(session.path, shown_as)
         first_run = session.path.read_bytes()
@@ -80,7 +80,7 @@ def main() -> None:
         )
         print(f"  damaged lines skipped: {resumed.skipped}")
         print(f"  new entries hang under {session.leaf_id}; cursor {len(messages)}: all saved")
-        chat = Chat(session, messages, persisted=len(messages), restored=len(messages))
+        chat = Chat(session, messages, cursor=len(messages), restored=len(messages))
         talk(chat, ["what was the result"], shown_as)
         print()
         print_session_table(session.path, shown_as)

@@ -22,15 +22,15 @@ class Chat:
 
     session: Session
     messages: list[Message]
-    persisted: int  # the cursor: how many of `messages` are already in the file
+    cursor: int  # how many of `messages` are already in the file
     restored: int = 0  # how many of them came from the file at start-up
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
-        before = self.persisted
-        self.persisted = persist_new_messages(self.session, self.messages, self.persisted)
-        return self.persisted - before
+        before = self.cursor
+        self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
+        return self.cursor - before
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def print_session_table(path: Path, shown_as: str) -> None:
 
 def counts(chat: Chat) -> str:
     lines = chat.session.path.read_bytes().count(b"\n")
-    return f"[file: {lines} lines, {chat.persisted} messages; model {chat.model}]"
+    return f"[file: {lines} lines, {chat.cursor} messages; model {chat.model}]"
 
 
 def say(chat: Chat, line: str) -> None:
@@ -65,7 +65,7 @@ def main() -> None:
         )
         shown_as = session.path.relative_to(root).as_posix()
         print(f"session file: {shown_as} (model {DEFAULT_MODEL})")
-        chat = Chat(session, [], persisted=0)
+        chat = Chat(session, [], cursor=0)
         for line in ["what is 12*8", "/model scripted-v2", "/model scripted-v2", "what is 2+3"]:
             say(chat, line)
         print()
@@ -77,7 +77,7 @@ def main() -> None:
         assert latest.path is not None and not latest.passed_over
         resumed = Session.open(latest.path)
         messages = resumed.context.messages
-        chat = Chat(resumed.session, messages, persisted=len(messages), restored=len(messages))
+        chat = Chat(resumed.session, messages, cursor=len(messages), restored=len(messages))
         chat.model = resumed.context.model or DEFAULT_MODEL
         note = f"resumed: {len(messages)} messages restored, model {chat.model}"
         print(f"session file: {shown_as} ({note})")

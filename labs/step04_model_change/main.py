@@ -214,7 +214,7 @@ def how_it_ended(interrupt: KeyboardInterrupt) -> tuple[str, int]:
 
 
 @contextmanager
-def saving() -> Iterator[None]:
+def stop_signals_deferred() -> Iterator[None]:
     """Ctrl-C, SIGTERM and SIGHUP wait until the save is over, so a turn is never saved in
     part (a tool call without its result) and the last line printed can say exactly what is
     in the file."""
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             in_turn = True
             model = MODELS[chat.model]  # a /model command may have switched it
             render(run_turn(model, tools, chat.messages, user_text(line)), terminal)
-            with saving():
+            with stop_signals_deferred():
                 # Stop here: the loop has only touched `chat.messages`; this writes what is new.
                 chat.save_new()
                 in_turn = False  # saved: a signal held back during the save ends a finished turn
@@ -272,19 +272,19 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
         how, status = how_it_ended(interrupt)
         lost = "; the turn in progress was not saved" if in_turn else ""
         terminal.say("")
-        warn(terminal, f"{how}{lost}: {saved(chat)}")
+        warn(terminal, f"{how}{lost}: {what_was_saved(chat)}")
         return status
-    terminal.say(saved(chat))
+    terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
 
 
-def saved(chat: Chat) -> str:
+def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what this run added to the file, and what the file holds."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    added, path = chat.persisted - chat.restored, printable(str(chat.session.path))
-    return f"{added} new messages saved to {path} ({chat.persisted} in all)"
+    added, path = chat.cursor - chat.restored, printable(str(chat.session.path))
+    return f"{added} new messages saved to {path} ({chat.cursor} in all)"
 
 
 def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> Chat:
@@ -305,7 +305,7 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
             messages = resumed.context.messages
             # Stop here: the restored messages are already in the file. Start the cursor at 0
             # and the first save writes the whole history again.
-            chat = Chat(resumed.session, messages, persisted=len(messages), restored=len(messages))
+            chat = Chat(resumed.session, messages, cursor=len(messages), restored=len(messages))
             chat.model = restored_model(resumed.context.model, terminal)
             note = f"resumed: {len(messages)} messages restored, model {chat.model}"
             terminal.say(f"session file: {shown} ({note})")
@@ -319,7 +319,7 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
         cwd=working_directory(),
     )
     terminal.say(f"session file: {printable(str(session.path))} (model {DEFAULT_MODEL})")
-    return Chat(session, [], persisted=0)
+    return Chat(session, [], cursor=0)
 
 
 def restored_model(recorded: str | None, terminal: Terminal) -> str:

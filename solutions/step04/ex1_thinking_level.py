@@ -119,7 +119,7 @@ def open_chat(path: Path | str) -> ThinkingChat:
     return ThinkingChat(
         resumed.session,
         messages,
-        persisted=len(messages),
+        cursor=len(messages),
         restored=len(messages),
         model=model if model in MODELS else DEFAULT_MODEL,
         thinking=thinking_level_at(resumed.session.entries, resumed.session.leaf_id),

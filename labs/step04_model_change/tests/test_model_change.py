@@ -36,7 +36,7 @@ def test_the_two_models_word_the_same_facts_differently(question: str) -> None:
 
 def new_chat(directory: Path) -> Chat:
     session = Session.create(directory, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
-    return Chat(session, [], persisted=0)
+    return Chat(session, [], cursor=0)
 
 
 def lines(path: Path) -> list[dict]:
@@ -57,7 +57,7 @@ def test_a_switch_is_one_entry_under_the_leaf_and_no_message(tmp_path: Path) -> 
         "model": "scripted-v2",
     }
     assert chat.session.leaf_id == "e3"
-    assert (chat.model, len(chat.messages), chat.persisted) == ("scripted-v2", 2, 2)
+    assert (chat.model, len(chat.messages), chat.cursor) == ("scripted-v2", 2, 2)
 
 
 def test_listing_an_unknown_name_and_the_active_model_write_nothing(tmp_path: Path) -> None:
