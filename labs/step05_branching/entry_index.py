@@ -28,6 +28,9 @@ class EntryIndex(MutableMapping[str, Entry]):
     def __init__(self) -> None:
         self._items: dict[str, Entry | bytes] = {}  # an entry, or its line not parsed yet
         self.damaged = 0  # lines found unusable so far
+        # Ids read from lines that turned out damaged. A torn last line may be another
+        # program's entry it has not finished writing: its id is taken, usable here or not.
+        self._damaged_ids: set[str] = set()
 
     def add_lines(self, lines: list[bytes | None]) -> None:
         """Index a batch of lines, in file order (None: a line too long to read).
@@ -79,14 +82,16 @@ class EntryIndex(MutableMapping[str, Entry]):
             entry = parse_entry(value)
             if entry is None or entry["id"] != key:  # damaged after all: drop it, count it
                 del self._items[key]
+                self._damaged_ids.add(key)
                 self.damaged += 1
                 return default
             self._items[key] = value = entry  # parsed once; the line itself is let go
         return default if value is None else value  # type: ignore[return-value]
 
     def ids(self) -> list[str]:
-        """Every id indexed, checked or not: enough to keep new ids unique, without parsing."""
-        return list(self._items)
+        """Every id read from the file, usable, unchecked or damaged: a new id must be none of
+        them. Damaged ones count because the damage may be a line still being written."""
+        return [*self._items, *(key for key in self._damaged_ids if key not in self._items)]
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get(key) is not None

@@ -72,14 +72,21 @@ class Case:
     # checked when first used: damage off the path that still starts like an entry is found
     # later (by /tree, /branch or read_session). None: found at resume, as `skipped`.
     found_at_resume: int | None = None
+    # The same, once a new turn is appended: damage that was the last line is then off the
+    # path. None: as at resume.
+    found_after_a_turn: int | None = None
 
     @property
     def at_resume(self) -> int:
         return self.skipped if self.found_at_resume is None else self.found_at_resume
 
+    @property
+    def after_a_turn(self) -> int:
+        return self.at_resume if self.found_after_a_turn is None else self.found_after_a_turn
+
 
 CASES = {
-    "torn last line": Case(add_at_end(TORN), SIX_ROLES, 1),
+    "torn last line": Case(add_at_end(TORN), SIX_ROLES, 1, found_after_a_turn=0),
     "garbage line": Case(insert_after_line(3, b"this is not JSON"), SIX_ROLES, 1),
     "invalid UTF-8": Case(
         insert_after_line(5, NOT_UTF8.rstrip(b"\n")), SIX_ROLES, 1, found_at_resume=0
@@ -192,7 +199,8 @@ def test_main_continues_with_at_most_one_warning(
     resumed = Session.open(path)  # and reading again finds all of it, plus the new turn
     roles = [m["role"] for m in resumed.context.messages]
     assert roles == [*case.roles, "user", "assistant"]
-    assert resumed.skipped == case.at_resume
+    assert resumed.skipped == case.after_a_turn
+    assert read_session(path).skipped == case.skipped
     assert path.read_bytes().endswith(b"\n")  # every line the new turn wrote is whole
     entries = read_session(path).entries
     ids = [entry["id"] for entry in entries]
@@ -213,8 +221,10 @@ def test_a_torn_last_line_is_ended_never_glued_onto(saved: Saved) -> None:
     assert after.startswith(before)
     new_lines = after[len(before) :].split(b"\n")
     assert new_lines[0] == b""  # the fragment got its \n first, and stays a line of its own
-    # Only one \n: the second line starts right after the first, with no blank line.
-    assert [orjson.loads(line)["id"] for line in new_lines[1:-1]] == ["e7", "e8"]
+    # Only one \n: the second line starts right after the first, with no blank line. The
+    # fragment's id, e7, is not used again: a torn line may be one another program is still
+    # writing, and its finished line would shadow an e7 of this run's.
+    assert [orjson.loads(line)["id"] for line in new_lines[1:-1]] == ["e8", "e9"]
 
 
 def test_a_complete_last_line_without_its_newline_is_kept(

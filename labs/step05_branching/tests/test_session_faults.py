@@ -171,3 +171,25 @@ def test_bench_prints_the_cost_of_fsync(tmp_path: Path) -> None:
     assert set(figures) == {"appends", "plain_seconds", "fsync_seconds", "ratio"}
     assert figures["plain_seconds"] > 0 and figures["fsync_seconds"] > 0
     assert list(tmp_path.iterdir()) == []  # its sessions were temporary
+
+
+def test_a_line_being_written_when_this_run_opened_never_lends_its_id(saved: Saved) -> None:
+    """Another program (a step 03 or 04 run: the lock keeps out only this step's) is midway
+    through appending e7 when this run opens the file: the half line reads as damage and is
+    skipped. It then finishes its line. Before: this run numbered its next entry e7 too, the
+    next reader kept the first e7, and this run's message was lost from the conversation."""
+    line = orjson.dumps({
+        "type": "message", "id": "e7", "parentId": "e6",
+        "message": user_text("written by another program"),
+    }) + b"\n"  # fmt: skip
+    with saved.path.open("ab") as other:
+        other.write(line[:40])  # the other program's first write lands...
+        other.flush()
+        resumed = Session.open(saved.path)
+        assert resumed.skipped == 1  # ...and is a torn line when this run reads the file
+        other.write(line[40:])  # then its second write finishes the line
+    ours = resumed.session.append_message(user_text("this run's question"))
+    assert ours["id"] != "e7"
+    again = Session.open(saved.path)
+    assert again.context.messages[-1] == user_text("this run's question")
+    assert again.context.messages[:-1] == saved.messages  # ours hangs under e6, not under theirs
