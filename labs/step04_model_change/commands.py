@@ -25,6 +25,9 @@ class Chat:
     cursor: int  # how many of `messages` are already in the file
     restored: int = 0  # how many of them came from the file at start-up
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
+    # The model the file says is in force at the leaf (None: no switch recorded). It differs
+    # from `model` when the path asked for a model this program lacks.
+    recorded_model: str | None = None
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
@@ -69,10 +72,12 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
     if argument not in MODELS:
         known = ", ".join(MODELS)
         return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
-    if argument == chat.model:
+    # After a fallback the file still says the other model: choosing the default is a real
+    # switch, and must be written down like any other.
+    if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
     chat.session.append_model_change(argument)
-    chat.model = argument
+    chat.model = chat.recorded_model = argument
     return CommandResult([f"switched to {argument}"])
 
 

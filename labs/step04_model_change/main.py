@@ -307,6 +307,7 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
             # and the first save writes the whole history again.
             chat = Chat(resumed.session, messages, cursor=len(messages), restored=len(messages))
             chat.model = restored_model(resumed.context.model, terminal)
+            chat.recorded_model = resumed.context.model
             note = f"resumed: {len(messages)} messages restored, model {chat.model}"
             terminal.say(f"session file: {shown} ({note})")
             return chat

@@ -31,6 +31,9 @@ class Chat:
     messages: list[Message]
     cursor: int  # how many of `messages` are already in the file
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
+    # The model the file says is in force at the leaf (None: no switch recorded). It differs
+    # from `model` when the path asked for a model this program lacks.
+    recorded_model: str | None = None
     written_this_run: int = 0  # messages this run has added to the file, on any branch
 
     @classmethod
@@ -62,7 +65,7 @@ class Chat:
         self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
         self.cursor = len(self.messages)
         choice = choose_model(context)
-        self.model = choice.used
+        self.model, self.recorded_model = choice.used, choice.recorded
         return choice
 
     def repair_interrupted_calls(self) -> int:
@@ -154,10 +157,12 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
     if argument not in MODELS:
         known = ", ".join(MODELS)
         return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
-    if argument == chat.model:
+    # After a fallback the file still says the other model: choosing the default is a real
+    # switch, and must be written down like any other.
+    if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
     chat.session.append_model_change(argument)
-    chat.model = argument
+    chat.model = chat.recorded_model = argument
     return CommandResult([f"switched to {argument}"])
 
 

@@ -173,3 +173,17 @@ def test_a_tab_parts_model_from_its_name(run_main: RunMain) -> None:
     """As for every command: any whitespace, not only a space, parts a name from its argument."""
     done = run_main("/model\tscripted-v2\n")
     assert done.returncode == 0 and b"switched to scripted-v2" in done.stdout, done.stdout
+
+
+def test_choosing_the_default_after_a_fallback_is_recorded(saved: Saved, run_main: RunMain) -> None:
+    """The path says gpt-9, which this program lacks: the default answers, with a warning.
+    `/model scripted-v1` is then a real choice, not "already using": it is written down, so
+    the next --continue neither warns again nor, in a program that has gpt-9, switches back."""
+    with saved.path.open("ab") as file:
+        file.write(b'{"type":"model_change","id":"e7","parentId":"e6","model":"gpt-9"}\n')
+    first = run_main("/model scripted-v1\n", "--continue")
+    assert b"switched to scripted-v1" in first.stdout, first.stdout
+    assert lines(saved.path)[-1]["model"] == "scripted-v1"
+    again = run_main("/model scripted-v1\n", "--continue")
+    assert again.stderr == b""  # no fallback warning: the file says scripted-v1 now
+    assert b"already using scripted-v1" in again.stdout
