@@ -7,16 +7,12 @@ Every fault a user can meet ends here as one `error:` or `warning:` line.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import secrets
-import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO, NoReturn, TextIO
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
@@ -26,20 +22,28 @@ from messages import user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError  # noqa: E402
+from stop_signals import (  # noqa: E402
+    Stopped,
+    ignore_stop_signals,
+    stop_signals_deferred,
+    stop_signals_end_the_run,
+)
+from terminal import (  # noqa: E402
+    InputError,
+    OutputError,
+    Terminal,
+    read_line,
+    to_stderr,
+    tolerant_streams,
+    warn,
+)
 from tools import default_tools, slowed  # noqa: E402
 
 DELAY_VARIABLE = "LAB_TOOL_DELAY"  # seconds each tool call sleeps; for the crash experiment
-# One typed line at most; a longer one is refused in one line and read past in bounded pieces
-# (so `main.py < /dev/zero` runs in constant memory). Several MB still go through.
-MAX_INPUT_BYTES = 4 * 1024 * 1024
 
 
 class UsageError(Exception):
     """Bad input from the command line or the environment."""
-
-
-class OutputError(Exception):
-    """Standard output cannot be written (a closed pipe, a full disk under a log file)."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -58,46 +62,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="where session files go (default: .sessions)",
     )
     return parser.parse_args(argv)
-
-
-class Terminal(io.TextIOBase):
-    """Standard output that never costs a saved message: the first failed write is kept and
-    every later one dropped, so the turn still runs to its end and is saved; then the run
-    ends with one line saying why."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.failure: OSError | None = None
-
-    def write(self, text: str) -> int:
-        if self.failure is None:
-            try:
-                self.out.write(text)
-            except OSError as error:
-                self.failure = error
-        return len(text)
-
-    def flush(self) -> None:
-        if self.failure is None:
-            try:
-                self.out.flush()
-            except OSError as error:
-                self.failure = error
-
-    def say(self, line: str) -> None:
-        self.write(line + "\n")
-        self.flush()
-
-    def check(self) -> None:
-        if self.failure is not None:
-            raise OutputError(f"cannot write to standard output: {self.failure.strerror}")
-
-
-def warn(terminal: Terminal, message: str) -> None:
-    """A `warning:` line on stderr, after whatever stdout already holds."""
-    terminal.flush()
-    with suppress(OSError):  # nowhere left to say it; the run goes on
-        print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def new_session_id(now: datetime) -> str:
@@ -133,55 +97,6 @@ def working_directory() -> str:
     return cwd
 
 
-def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
-    """The next line typed, or None at the end of input.
-
-    Each line is decoded on its own: a bad byte costs its own line, never the good lines
-    before it (a text stream decodes in chunks, so one bad byte can fail lines it read ahead).
-    """
-    while True:
-        terminal.write("you> ")
-        terminal.flush()
-        raw = stdin.readline(MAX_INPUT_BYTES + 1)
-        if not raw:
-            terminal.say("")
-            return None
-        if len(raw) > MAX_INPUT_BYTES and not raw.endswith(b"\n"):
-            while (rest := stdin.readline(1024 * 1024)) and not rest.endswith(b"\n"):
-                pass
-            terminal.say("")
-            warn(terminal, f"a line over {MAX_INPUT_BYTES:,} bytes was skipped")
-            continue
-        try:
-            line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
-        except UnicodeDecodeError:
-            terminal.say("")
-            warn(terminal, "a line that is not UTF-8 text was skipped")
-            continue
-        if echo:  # a pipe does not show what it "typed"; print it so the transcript reads well
-            terminal.say(printable(line))
-        return line
-
-
-@contextmanager
-def stop_signals_deferred() -> Iterator[None]:
-    """Ctrl-C waits until the save is over, so a save is never cut halfway and the last
-    line printed can say exactly what is in the file."""
-    interrupted = False
-
-    def remember(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
-
-    previous = signal.signal(signal.SIGINT, remember)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if interrupted:
-            raise KeyboardInterrupt
-
-
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if sys.stdin is None:
         raise UsageError("standard input is closed")
@@ -190,6 +105,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
+    stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args.session_dir, terminal)
     model = ScriptedModel()
     echo = not stdin.isatty()
@@ -210,13 +126,17 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             with stop_signals_deferred():
                 # Stop here: the loop has only touched `chat.messages`; this writes what is new.
                 chat.save_new()
-            in_turn = False
+                in_turn = False  # saved: a signal held back during the save ends a finished turn
         terminal.check()
-    except KeyboardInterrupt:
+    except Stopped as stopped:
         lost = "; the turn in progress was not saved" if in_turn else ""
         terminal.say("")
-        warn(terminal, f"interrupted{lost}: {what_was_saved(chat)}")
-        return 130
+        warn(terminal, f"{stopped.line()}{lost}: {what_was_saved(chat)}")
+        return stopped.status
+    except InputError as error:
+        raise InputError(f"{error}; {what_was_saved(chat)}") from None
+    finally:
+        ignore_stop_signals()
     terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
@@ -243,18 +163,22 @@ def open_session(directory: Path, terminal: Terminal) -> Chat:
 
 
 def main(argv: list[str] | None = None) -> int:
+    tolerant_streams()
     terminal = Terminal(sys.stdout)
     try:
         return run(parse_args(argv), terminal)
-    except KeyboardInterrupt:  # before the session was open: nothing to save yet
+    except KeyboardInterrupt:  # before the handlers were set: nothing to save yet
         return 130
-    except (UsageError, SessionError, TooManyRounds, OutputError) as error:
+    except Stopped as stopped:  # while the session was being opened
+        to_stderr(f"warning: {stopped.line()} while opening the session")
+        return stopped.status
+    except (UsageError, SessionError, TooManyRounds, OutputError, InputError, MemoryError) as error:
         terminal.flush()
-        with suppress(OSError):
-            print(f"error: {printable(str(error))}", file=sys.stderr, flush=True)
+        shown = "out of memory" if isinstance(error, MemoryError) else str(error)
+        to_stderr(f"error: {shown}")
         return 1
     finally:
-        if terminal.failure is not None:  # keep Python from complaining at exit, too
+        if terminal.failure is not None and sys.stdout is not None:  # no complaint at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 

@@ -8,17 +8,12 @@ messages are written. Every fault a user can meet ends here as one `error:` or `
 from __future__ import annotations
 
 import argparse
-import errno
-import io
 import os
 import secrets
-import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO, NoReturn, TextIO
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
@@ -28,20 +23,28 @@ from messages import user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
+from stop_signals import (  # noqa: E402
+    Stopped,
+    ignore_stop_signals,
+    stop_signals_deferred,
+    stop_signals_end_the_run,
+)
+from terminal import (  # noqa: E402
+    InputError,
+    OutputError,
+    Terminal,
+    read_line,
+    to_stderr,
+    tolerant_streams,
+    warn,
+)
 from tools import default_tools, slowed  # noqa: E402
 
 DELAY_VARIABLE = "LAB_TOOL_DELAY"  # seconds each tool call sleeps; for the crash experiment
-# One typed line at most; a longer one is refused in one line and read past in bounded pieces
-# (so `main.py < /dev/zero` runs in constant memory). Several MB still go through.
-MAX_INPUT_BYTES = 4 * 1024 * 1024
 
 
 class UsageError(Exception):
     """Bad input from the command line or the environment."""
-
-
-class OutputError(Exception):
-    """Standard output cannot be written (a closed pipe, a full disk under a log file)."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -66,65 +69,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="where session files go (default: .sessions)",
     )
     return parser.parse_args(argv)
-
-
-class Terminal(io.TextIOBase):
-    """Standard output that never costs a saved message: the first failed write is kept and
-    every later one dropped, so the turn still runs to its end and is saved; then the run
-    ends with one line saying why. A closed standard output (None) fails from the start."""
-
-    def __init__(self, out: TextIO | None) -> None:
-        self.out = out
-        self.failure: OSError | None = None
-        if out is None:
-            self.failure = OSError(errno.EBADF, "it is closed")
-
-    def write(self, text: str) -> int:
-        if self.failure is None and self.out is not None:
-            try:
-                self.out.write(text)
-            except OSError as error:
-                self.failure = error
-        return len(text)
-
-    def flush(self) -> None:
-        if self.failure is None and self.out is not None:
-            try:
-                self.out.flush()
-            except OSError as error:
-                self.failure = error
-
-    def say(self, line: str) -> None:
-        """One line of the program's own, escaped here too: whatever it quotes (a command typed,
-        an id from a file) cannot move the cursor or start a line of its own."""
-        self.write(printable(line) + "\n")
-        self.flush()
-
-    def check(self) -> None:
-        if self.failure is not None:
-            raise OutputError(f"cannot write to standard output: {self.failure.strerror}")
-
-
-def warn(terminal: Terminal, message: str) -> None:
-    """A `warning:` line on stderr, after whatever stdout already holds."""
-    terminal.flush()
-    to_stderr(f"warning: {message}")
-
-
-def to_stderr(line: str) -> None:
-    """One line on standard error, escaped. Closed (None: print would fall back to standard
-    output) or failing, there is nowhere left to say it."""
-    if sys.stderr is not None:
-        with suppress(OSError):
-            print(printable(line), file=sys.stderr, flush=True)
-
-
-def tolerant_streams() -> None:
-    """A terminal whose encoding cannot show a character (PYTHONIOENCODING=ascii, a Latin-1
-    locale) gets its escape, never a UnicodeEncodeError in the middle of a turn."""
-    for stream in (sys.stdout, sys.stderr):
-        with suppress(AttributeError, ValueError, OSError):
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
 
 
 def new_session_id(now: datetime) -> str:
@@ -160,79 +104,6 @@ def working_directory() -> str:
     return cwd
 
 
-def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
-    """The next line typed, or None at the end of input.
-
-    Each line is decoded on its own: a bad byte costs its own line, never the good lines
-    before it (a text stream decodes in chunks, so one bad byte can fail lines it read ahead).
-    """
-    while True:
-        terminal.write("you> ")
-        terminal.flush()
-        raw = stdin.readline(MAX_INPUT_BYTES + 1)
-        if not raw:
-            terminal.say("")
-            return None
-        if len(raw) > MAX_INPUT_BYTES and not raw.endswith(b"\n"):
-            while (rest := stdin.readline(1024 * 1024)) and not rest.endswith(b"\n"):
-                pass
-            terminal.say("")
-            warn(terminal, f"a line over {MAX_INPUT_BYTES:,} bytes was skipped")
-            continue
-        try:
-            line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
-        except UnicodeDecodeError:
-            terminal.say("")
-            warn(terminal, "a line that is not UTF-8 text was skipped")
-            continue
-        if echo:  # a pipe does not show what it "typed"; print it so the transcript reads well
-            terminal.say(printable(line))
-        return line
-
-
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP: the run ends as it does on Ctrl-C, with one line saying what is
-    saved, and status 128 + the signal's number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def stop(signum: int, frame: object) -> None:
-    raise Stopped(signum)
-
-
-ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def how_it_ended(interrupt: KeyboardInterrupt) -> tuple[str, int]:
-    """What to call an interrupt, and the exit status it gives."""
-    if isinstance(interrupt, Stopped):
-        return f"stopped by {signal.Signals(interrupt.signum).name}", 128 + interrupt.signum
-    return "interrupted", 130
-
-
-@contextmanager
-def stop_signals_deferred() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP wait until the save is over, so a turn is never saved in
-    part (a tool call without its result) and the last line printed can say exactly what is
-    in the file."""
-    received: list[int] = []
-
-    def remember(signum: int, frame: object) -> None:
-        received.append(signum)
-
-    previous = {signum: signal.signal(signum, remember) for signum in ENDING_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if received:  # only after a save that finished: a failed one reports its own error
-        raise KeyboardInterrupt if received[0] == signal.SIGINT else Stopped(received[0])
-
-
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if sys.stdin is None:
         raise UsageError("standard input is closed")
@@ -241,12 +112,8 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
-    try:
-        chat = open_session(args.session_dir, args.continue_latest, terminal)
-    except KeyboardInterrupt as interrupt:
-        how, status = how_it_ended(interrupt)
-        warn(terminal, f"{how} while starting: nothing was saved")
-        return status
+    stop_signals_end_the_run()  # from here on, each ends the run in one line
+    chat = open_session(args.session_dir, args.continue_latest, terminal)
     model = ScriptedModel()
     echo = not stdin.isatty()
     in_turn = False
@@ -268,12 +135,15 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 chat.save_new()
                 in_turn = False  # saved: a signal held back during the save ends a finished turn
         terminal.check()
-    except KeyboardInterrupt as interrupt:
-        how, status = how_it_ended(interrupt)
+    except Stopped as stopped:
         lost = "; the turn in progress was not saved" if in_turn else ""
         terminal.say("")
-        warn(terminal, f"{how}{lost}: {what_was_saved(chat)}")
-        return status
+        warn(terminal, f"{stopped.line()}{lost}: {what_was_saved(chat)}")
+        return stopped.status
+    except InputError as error:
+        raise InputError(f"{error}; {what_was_saved(chat)}") from None
+    finally:
+        ignore_stop_signals()
     terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
@@ -323,19 +193,19 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
 def main(argv: list[str] | None = None) -> int:
     tolerant_streams()
     terminal = Terminal(sys.stdout)
-    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return run(parse_args(argv), terminal)
-    except KeyboardInterrupt as interrupt:  # the run had already said what it saved
-        return how_it_ended(interrupt)[1]
-    except (UsageError, SessionError, TooManyRounds, OutputError, MemoryError) as error:
+    except KeyboardInterrupt:  # before the handlers were set: nothing to save yet
+        return 130
+    except Stopped as stopped:  # while the session was being opened
+        to_stderr(f"warning: {stopped.line()} while opening the session")
+        return stopped.status
+    except (UsageError, SessionError, TooManyRounds, OutputError, InputError, MemoryError) as error:
         terminal.flush()
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")
         return 1
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
         if terminal.failure is not None and sys.stdout is not None:  # no complaint at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 

@@ -10,17 +10,13 @@ here as one `error:` or `warning:` line; Ctrl-C, SIGTERM and SIGHUP end the run 
 from __future__ import annotations
 
 import argparse
-import errno
-import io
 import os
 import secrets
-import signal
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO, NoReturn, TextIO
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
@@ -30,50 +26,28 @@ from messages import unanswered_calls, user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
+from stop_signals import (  # noqa: E402
+    Stopped,
+    ignore_stop_signals,
+    stop_signals_deferred,
+    stop_signals_end_the_run,
+)
+from terminal import (  # noqa: E402
+    InputError,
+    OutputError,
+    Terminal,
+    read_line,
+    to_stderr,
+    tolerant_streams,
+    warn,
+)
 from tools import default_tools, slowed  # noqa: E402
 
 DELAY_VARIABLE = "LAB_TOOL_DELAY"  # seconds each tool call sleeps; for the crash experiment
-# One typed line at most; a longer one is refused in one line and read past in bounded pieces
-# (so `main.py < /dev/zero` runs in constant memory). Several MB still go through.
-MAX_INPUT_BYTES = 4 * 1024 * 1024
 
 
 class UsageError(Exception):
     """Bad input from the command line or the environment."""
-
-
-class OutputError(Exception):
-    """Standard output cannot be written (a closed pipe, a full disk under a log file)."""
-
-
-class Stopped(BaseException):
-    """Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closed) arrived. A BaseException, as
-    KeyboardInterrupt is, so that the loop's `except Exception` around a tool cannot take it
-    for the tool's own failure."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    def line(self) -> str:
-        """Which signal, for the run's last line."""
-        names = {signal.SIGINT: "interrupted", signal.SIGHUP: "hung up"}
-        return names.get(self.signum, "terminated")
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def stop(signum: int, frame: object) -> NoReturn:
-    """The handler of the three stop signals. The first ends the run; later ones are ignored,
-    so that a second Ctrl-C cannot cut the line that says what was saved."""
-    ignore_stop_signals()
-    raise Stopped(signum)
-
-
-def ignore_stop_signals() -> None:
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -103,65 +77,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="wait until the disk has each saved line (survives a power loss; slower)",
     )
     return parser.parse_args(argv)
-
-
-class Terminal(io.TextIOBase):
-    """Standard output that never costs a saved message: the first failed write is kept and
-    every later one dropped, so the turn still runs to its end and is saved; then the run
-    ends with one line saying why. A closed standard output (None) fails from the start."""
-
-    def __init__(self, out: TextIO | None) -> None:
-        self.out = out
-        self.failure: OSError | None = None
-        if out is None:
-            self.failure = OSError(errno.EBADF, "it is closed")
-
-    def write(self, text: str) -> int:
-        if self.failure is None and self.out is not None:
-            try:
-                self.out.write(text)
-            except OSError as error:
-                self.failure = error
-        return len(text)
-
-    def flush(self) -> None:
-        if self.failure is None and self.out is not None:
-            try:
-                self.out.flush()
-            except OSError as error:
-                self.failure = error
-
-    def say(self, line: str) -> None:
-        """One line of the program's own, escaped here too: whatever it quotes (a command typed,
-        an id from a file) cannot move the cursor or start a line of its own."""
-        self.write(printable(line) + "\n")
-        self.flush()
-
-    def check(self) -> None:
-        if self.failure is not None:
-            raise OutputError(f"cannot write to standard output: {self.failure.strerror}")
-
-
-def warn(terminal: Terminal, message: str) -> None:
-    """A `warning:` line on stderr, after whatever stdout already holds."""
-    terminal.flush()
-    to_stderr(f"warning: {message}")
-
-
-def to_stderr(line: str) -> None:
-    """One line on standard error, escaped. Closed (None: print would fall back to standard
-    output) or failing, there is nowhere left to say it."""
-    if sys.stderr is not None:
-        with suppress(OSError):
-            print(printable(line), file=sys.stderr, flush=True)
-
-
-def tolerant_streams() -> None:
-    """A terminal whose encoding cannot show a character (PYTHONIOENCODING=ascii, a Latin-1
-    locale) gets its escape, never a UnicodeEncodeError in the middle of a turn."""
-    for stream in (sys.stdout, sys.stderr):
-        with suppress(AttributeError, ValueError, OSError):
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
 
 
 def new_session_id(now: datetime) -> str:
@@ -197,55 +112,6 @@ def working_directory() -> str:
     return cwd
 
 
-def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
-    """The next line typed, or None at the end of input.
-
-    Each line is decoded on its own: a bad byte costs its own line, never the good lines
-    before it (a text stream decodes in chunks, so one bad byte can fail lines it read ahead).
-    """
-    while True:
-        terminal.write("you> ")
-        terminal.flush()
-        raw = stdin.readline(MAX_INPUT_BYTES + 1)
-        if not raw:
-            terminal.say("")
-            return None
-        if len(raw) > MAX_INPUT_BYTES and not raw.endswith(b"\n"):
-            while (rest := stdin.readline(1024 * 1024)) and not rest.endswith(b"\n"):
-                pass
-            terminal.say("")
-            warn(terminal, f"a line over {MAX_INPUT_BYTES:,} bytes was skipped")
-            continue
-        try:
-            line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
-        except UnicodeDecodeError:
-            terminal.say("")
-            warn(terminal, "a line that is not UTF-8 text was skipped")
-            continue
-        if echo:  # a pipe does not show what it "typed"; print it so the transcript reads well
-            terminal.say(printable(line))
-        return line
-
-
-@contextmanager
-def stop_signals_deferred() -> Iterator[None]:
-    """A stop signal waits until the save is over, so a save is never cut halfway and the
-    last line printed can say exactly what is in the file."""
-    arrived: list[int] = []
-
-    def remember(signum: int, frame: object) -> None:
-        arrived.append(signum)
-
-    previous = {signum: signal.signal(signum, remember) for signum in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if arrived:  # only after a save that finished: a failed one reports its own error
-        stop(arrived[0], None)
-
-
 def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[LoopEvent]:
     """The loop's events, passed on unchanged, each message saved the moment it is finished.
 
@@ -270,8 +136,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
-    for signum in STOP_SIGNALS:  # from here on, each ends the run in one line
-        signal.signal(signum, stop)
+    stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args, terminal)
     reported = chat.session.entries.damaged  # the damaged lines open_session has named
     echo = not stdin.isatty()
@@ -300,9 +165,11 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
         note = "; the tool call in progress was stopped (--continue answers it)" if cut else ""
         terminal.say("")
         warn(terminal, f"{stopped.line()}: {what_was_saved(chat)}{note}")
-        return 128 + stopped.signum
+        return stopped.status
+    except InputError as error:
+        raise InputError(f"{error}; {what_was_saved(chat)}") from None
     finally:
-        ignore_stop_signals()  # the run is ending anyway: let it say how, in one line
+        ignore_stop_signals()
         chat.session.close()
     terminal.say(what_was_saved(chat))
     terminal.check()
@@ -381,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Stopped as stopped:  # while the session was being opened
         to_stderr(f"warning: {stopped.line()} while opening the session")
-        return 128 + stopped.signum
-    except (UsageError, SessionError, TooManyRounds, OutputError, MemoryError) as error:
+        return stopped.status
+    except (UsageError, SessionError, TooManyRounds, OutputError, InputError, MemoryError) as error:
         terminal.flush()
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")

@@ -6,6 +6,7 @@ real process.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -66,3 +67,11 @@ def run_main(tmp_path: Path) -> RunMain:
         )
 
     return run
+
+
+def stop_signals_at_default() -> None:
+    """preexec_fn of a child a test sends a stop signal to. Ignored dispositions are inherited
+    through exec: under `make check &` or `nohup` the child would start with SIGINT or SIGHUP
+    ignored, and (rightly) keep running. At a terminal each starts at its default."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

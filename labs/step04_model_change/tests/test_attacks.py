@@ -19,6 +19,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import stop_signals_at_default
 
 from session import read_session
 
@@ -44,7 +45,7 @@ def started(cwd: Path, *args: str, wrapper: str | None = None) -> subprocess.Pop
     command = MAIN if wrapper is None else [sys.executable, "-c", wrapper, *MAIN[1:]]
     process = subprocess.Popen(
         [*command, *args], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.PIPE, preexec_fn=stop_signals_at_default,
     )  # fmt: skip
     return process
 
@@ -218,8 +219,8 @@ runpy.run_path(sys.argv[0], run_name="__main__")
     ("signum", "status", "said"),
     [
         (signal.SIGINT, 130, "warning: interrupted: 4 new messages saved"),
-        (signal.SIGTERM, 143, "warning: stopped by SIGTERM: 4 new messages saved"),
-        (signal.SIGHUP, 129, "warning: stopped by SIGHUP: 4 new messages saved"),
+        (signal.SIGTERM, 143, "warning: terminated: 4 new messages saved"),
+        (signal.SIGHUP, 129, "warning: hung up: 4 new messages saved"),
     ],
     ids=["SIGINT", "SIGTERM", "SIGHUP"],
 )
@@ -244,6 +245,7 @@ def test_sigterm_during_a_tool_call_says_what_is_saved(tmp_path: Path) -> None:
     process = subprocess.Popen(
         MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={**os.environ, "LAB_TOOL_DELAY": "5"},
+        preexec_fn=stop_signals_at_default,
     )  # fmt: skip
     assert process.stdin is not None
     process.stdin.write(b"hello\nwhat is 12*8\n")
@@ -252,7 +254,7 @@ def test_sigterm_during_a_tool_call_says_what_is_saved(tmp_path: Path) -> None:
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 143
-    one_line(err, "warning: stopped by SIGTERM; the turn in progress was not saved: 2 new")
+    one_line(err, "warning: terminated; the turn in progress was not saved: 2 new")
 
 
 SLOW_START = """
@@ -278,7 +280,7 @@ def test_ctrl_c_while_starting_says_nothing_was_saved(tmp_path: Path) -> None:
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130
-    one_line(err, "warning: interrupted while starting: nothing was saved")
+    one_line(err, "warning: interrupted while opening the session")
     assert only_session(tmp_path / ".sessions").read_bytes() == before
 
 

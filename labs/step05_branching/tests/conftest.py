@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -84,3 +85,11 @@ def without_root_override() -> list[str]:
         pytest.skip("running as root without setpriv")
     dropped = "-dac_override,-dac_read_search"
     return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
+
+
+def stop_signals_at_default() -> None:
+    """preexec_fn of a child a test sends a stop signal to. Ignored dispositions are inherited
+    through exec: under `make check &` or `nohup` the child would start with SIGINT or SIGHUP
+    ignored, and (rightly) keep running. At a terminal each starts at its default."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import stop_signals_at_default
 
 from session import read_session
 
@@ -48,6 +49,7 @@ def started(
     limit = None if file_size_limit is None else (file_size_limit,) * 2
 
     def apply_limit() -> None:
+        stop_signals_at_default()
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, limit)
 
@@ -305,6 +307,7 @@ def test_sighup_during_a_tool_call_says_what_is_saved(tmp_path: Path) -> None:
     process = subprocess.Popen(
         MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={**os.environ, "LAB_TOOL_DELAY": "30"},
+        preexec_fn=stop_signals_at_default,
     )  # fmt: skip
     assert process.stdin is not None
     process.stdin.write(b"hello\nwhat is 12*8\n")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import Saved
+from conftest import Saved, stop_signals_at_default
 
 import main
 from commands import INTERRUPTED, Chat, run_command
@@ -93,6 +93,7 @@ def running(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "LAB_TOOL_DELAY": str(delay)},
+        preexec_fn=stop_signals_at_default,
     )
     watchdog = threading.Timer(60, process.kill)
     watchdog.start()

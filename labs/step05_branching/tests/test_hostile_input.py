@@ -16,6 +16,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import stop_signals_at_default
 
 from session import Session
 
@@ -131,8 +132,9 @@ def test_standard_output_closing_mid_turn_never_costs_the_turn(tmp_path: Path) -
 
 def test_ctrl_c_at_an_idle_prompt_says_what_is_saved(tmp_path: Path) -> None:
     process = subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=stop_signals_at_default,
+    )  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"hello\n")
     process.stdin.flush()
@@ -155,6 +157,7 @@ def test_ctrl_c_during_a_turn_keeps_what_the_turn_finished(tmp_path: Path) -> No
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "LAB_TOOL_DELAY": "5"},
+        preexec_fn=stop_signals_at_default,
     )
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"hello\nwhat is 12*8\n")

@@ -1,0 +1,58 @@
+"""Each step's diff against the one before is its lesson, and it has a budget of changed lines.
+
+The figures come from tools/step_diffs.py (`python tools/step_diffs.py` prints them). The
+budgets are the contract's. Until the layers have all moved out of the steps' diffs, a diff may
+still be over its budget, but never over its ceiling: the figure it had when the last layer
+landed. A change that makes a diff grow fails here; lower a ceiling when a diff shrinks.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import LAB_ROOT
+
+sys.path.insert(0, str(LAB_ROOT / "tools"))
+from step_diffs import BUDGETS, StepDiff, changed_lines, step_diffs, step_folder  # noqa: E402
+
+# Lowered as each layer lands, down to the budget; never raised.
+CEILINGS = {"02 -> 03": 720, "03 -> 04": 175, "04 -> 05": 1260}
+
+
+@pytest.mark.parametrize("diff", step_diffs(), ids=lambda diff: diff.label)
+def test_a_step_diff_never_grows_past_its_ceiling(
+    diff: StepDiff, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with capsys.disabled():
+        print(f"\n{diff.label}: {diff.changed} changed lines (budget {diff.budget})", end="")
+    ceiling = CEILINGS[diff.label]
+    assert ceiling >= diff.budget, "a ceiling under the budget: the budget is met, drop it"
+    assert diff.changed <= ceiling, (
+        f"{diff.label} changes {diff.changed} lines, more than its ceiling {ceiling} "
+        f"(budget {diff.budget}): a layer that belongs in every step has leaked into one"
+    )
+
+
+def test_every_budget_has_its_ceiling() -> None:
+    labels = {f"{a[4:6]} -> {b[4:6]}" for a, b in BUDGETS}
+    assert labels == CEILINGS.keys()
+
+
+def test_the_count_sees_a_change_and_ignores_tests_and_the_demo(tmp_path: Path) -> None:
+    older, newer = tmp_path / "step01_a", tmp_path / "step02_b"
+    for folder in (older, newer):
+        (folder / "tests").mkdir(parents=True)
+        (folder / "same.py").write_text("a = 1\nb = 2\n", encoding="utf-8")
+    (older / "changed.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
+    (newer / "changed.py").write_text("x = 1\ny = 3\nz = 4\n", encoding="utf-8")
+    (newer / "added.py").write_text("new = True\n", encoding="utf-8")
+    (newer / "demo.py").write_text("print('not counted')\n", encoding="utf-8")
+    (newer / "tests" / "test_x.py").write_text("def test(): pass\n", encoding="utf-8")
+    assert changed_lines(older, newer) == 2 + 1 + 1  # y replaced (2), z added, added.py
+    assert changed_lines(older, older) == 0
+
+
+def test_the_step_folders_exist() -> None:
+    assert step_folder("step02").name == "step02_cursor_persistence"

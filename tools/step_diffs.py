@@ -1,0 +1,91 @@
+"""How many lines of code each step changes over the one before: the size of its lesson.
+
+Counted as `diff -rN` counts them, lines removed plus lines added (difflib pairs a few lines
+differently from GNU diff, so the figures can differ from its by a few per cent), over the
+`.py` files of two neighbouring step folders, leaving out `tests/` and `demo.py`. A layer
+that is the same in both folders adds nothing, which is the point: what remains is the idea.
+
+    python tools/step_diffs.py      the table, against each diff's budget
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+LAB_ROOT = Path(__file__).resolve().parent.parent
+# The contract's budgets: changed lines between neighbouring steps, at most.
+BUDGETS = {
+    ("step02", "step03"): 300,
+    ("step03", "step04"): 150,
+    ("step04", "step05"): 300,
+}
+
+
+@dataclass(frozen=True)
+class StepDiff:
+    older: Path
+    newer: Path
+    changed: int  # lines removed plus lines added
+    budget: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.older.name[4:6]} -> {self.newer.name[4:6]}"
+
+    @property
+    def within_budget(self) -> bool:
+        return self.changed <= self.budget
+
+
+def code_files(step: Path) -> dict[str, list[str]]:
+    """The step's counted files by their path inside it, each as its lines."""
+    return {
+        str(path.relative_to(step)): path.read_text(encoding="utf-8").splitlines()
+        for path in sorted(step.rglob("*.py"))
+        if "tests" not in path.relative_to(step).parts
+        and path.name != "demo.py"
+        and "__pycache__" not in path.parts
+    }
+
+
+def changed_lines(older: Path, newer: Path) -> int:
+    before, after = code_files(older), code_files(newer)
+    total = 0
+    for name in before.keys() | after.keys():
+        old, new = before.get(name, []), after.get(name, [])
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                total += (i2 - i1) + (j2 - j1)
+    return total
+
+
+def step_folder(prefix: str) -> Path:
+    [folder] = (LAB_ROOT / "labs").glob(f"{prefix}_*")
+    return folder
+
+
+def step_diffs() -> list[StepDiff]:
+    diffs = []
+    for (older, newer), budget in BUDGETS.items():
+        a, b = step_folder(older), step_folder(newer)
+        diffs.append(StepDiff(a, b, changed_lines(a, b), budget))
+    return diffs
+
+
+def main() -> int:
+    diffs = step_diffs()
+    for diff in diffs:
+        verdict = "within budget" if diff.within_budget else "OVER budget"
+        print(f"{diff.label}: {diff.changed:5} changed lines, budget {diff.budget} ({verdict})")
+    # One closing line, for `make check` to show beside its verdict.
+    figures = ", ".join(f"{d.label} {d.changed} ({d.budget})" for d in diffs)
+    print(f"changed lines (budget): {figures}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
