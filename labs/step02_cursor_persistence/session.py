@@ -1,43 +1,33 @@
-"""The session file: a header line, then one line per entry. The only module that touches disk.
+"""A session: a header, then one entry per line, each appended as a child of the leaf.
 
-The file is a ledger: lines are only ever appended, never rewritten. `Session.append_entry` is
-the one way to write an entry, and `persist_new_messages` is the bridge from the loop's
-in-memory list to the file: it writes what is new since a cursor, so the loop never has to know
-about disk. The file is created by the first write, so a run that says nothing leaves nothing.
+This is the idea; the bytes are session_file.py's, the only module that touches the disk. The
+file is a ledger: lines are only ever appended, never rewritten. `Session.append_entry` is the
+one way to write an entry, and `persist_new_messages` is the bridge from the loop's in-memory
+list to the file: it writes what is new since a cursor, so the loop never has to know about
+disk. The file is created by the first write, so a run that says nothing leaves nothing.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, cast
 
 import orjson
 
 from entries import Entry, MessageEntry, entry_id
 from messages import Message
-
-SESSION_VERSION = 1
-# The writer refuses a longer line: step 03's reader skips lines over this size (a file that
-# ends in 2 GB of garbage must not take 2 GB of memory), and a program must never write a file
-# it cannot read back.
-MAX_ENTRY_BYTES = 32 * 1024 * 1024
-
-
-class SessionHeader(TypedDict):
-    """First line of every session file: which format, which session, made when and where."""
-
-    type: Literal["header"]
-    version: int  # a reader refuses a version it does not know instead of misreading it
-    id: str
-    createdAt: str
-    cwd: str
-
-
-class SessionError(Exception):
-    """A session file cannot be created, read or written; main.py prints it as one line."""
+from session_file import (  # the names marked F401 are here for callers: errors, the format
+    MAX_ENTRY_BYTES,  # noqa: F401
+    SESSION_VERSION,  # noqa: F401
+    SessionError,
+    SessionFile,
+    SessionHeader,
+    encode,
+    new_header,
+    read_lines,
+)
 
 
 @dataclass(frozen=True)
@@ -51,11 +41,10 @@ class SessionReading:
 class Session:
     """A session file that entries are appended to."""
 
-    def __init__(self, path: Path, header: SessionHeader) -> None:
-        self.path = path
+    def __init__(self, file: SessionFile, header: SessionHeader) -> None:
+        self.file = file
         self.header = header
         self.leaf_id: str | None = None  # the entry the next one hangs under
-        self.exists = False  # False until the first write creates the file
         self._next_number = 1
 
     @classmethod
@@ -65,16 +54,18 @@ class Session:
         """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
         appears with the first entry, so a run that saves nothing leaves no empty session
         behind."""
-        header: SessionHeader = {
-            "type": "header",
-            "version": SESSION_VERSION,
-            "id": session_id,
-            "createdAt": created_at,
-            "cwd": cwd,
-        }
+        header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
-        _encode(path, header)  # refuse now what could never be written
-        return cls(path, header)
+        return cls(SessionFile.new(path, header), header)
+
+    @property
+    def path(self) -> Path:
+        return self.file.path
+
+    @property
+    def exists(self) -> bool:
+        """False until the first write creates the file."""
+        return self.file.exists
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
         """Append an entry of `kind` as a child of the leaf, then advance the leaf.
@@ -86,7 +77,7 @@ class Session:
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
         entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
-        self._write_line(_encode(self.path, entry))
+        self.file.append(encode(self.path, entry))
         self.leaf_id = entry["id"]
         return entry
 
@@ -98,37 +89,6 @@ class Session:
         candidate = entry_id(self._next_number)
         self._next_number += 1
         return candidate
-
-    def _write_line(self, line: bytes) -> None:
-        if len(line) > MAX_ENTRY_BYTES:
-            raise SessionError(
-                f"cannot write {self.path}: an entry of {len(line):,} bytes is over the "
-                f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
-            )
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
-        if not self.exists:  # the first write creates the file, header first
-            line = _encode(self.path, self.header) + line
-            flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
-            _make_folder(self.path.parent)
-        try:
-            fd = os.open(self.path, flags, 0o644)
-        except FileExistsError:
-            raise SessionError(f"session file already exists: {self.path}") from None
-        except FileNotFoundError:
-            # Without O_CREAT a vanished file stays vanished: recreating it here would write
-            # entries without a header, a file no reader accepts.
-            raise SessionError(
-                f"session file {self.path} is gone (deleted during the run?)"
-            ) from None
-        except OSError as error:
-            raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
-        try:
-            _write_all(fd, line)
-        except OSError as error:
-            raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
-        finally:
-            os.close(fd)
-        self.exists = True
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
@@ -147,26 +107,17 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
 def read_session(path: Path | str) -> SessionReading:
     """Read a whole session file strictly: any damage refuses it (step 03 makes reading
     tolerant, and the program able to resume)."""
-    path = Path(path)
-    try:
-        lines = path.read_bytes().split(b"\n")
-    except OSError as error:
-        raise SessionError(f"cannot read {path}: {error.strerror}") from None
-    if lines[-1] != b"":
-        raise SessionError(f"{path} does not end in a complete line")
-    try:
-        records = [orjson.loads(line) for line in lines[:-1]]
-    except orjson.JSONDecodeError as error:
-        raise SessionError(f"{path} is not JSON Lines: {error}") from None
-    if not records or not isinstance(records[0], dict) or records[0].get("type") != "header":
-        raise SessionError(f"{path} does not start with a session header")
-    header = cast(SessionHeader, records[0])
-    if header.get("version") != SESSION_VERSION:
-        raise SessionError(f"{path} has version {header.get('version')!r}, this step reads 1")
-    for number, record in enumerate(records[1:], start=2):
-        if not _is_entry(record):
-            raise SessionError(f"{path}: line {number} is not an entry this step can show")
-    return SessionReading(header, records[1:])
+    entries: list[Entry] = []
+    with read_lines(Path(path)) as lines:
+        for number, line in enumerate(lines.lines(), start=2):
+            try:
+                record = None if line is None else orjson.loads(line)
+            except orjson.JSONDecodeError:
+                raise SessionError(f"{path} is not JSON Lines: line {number}") from None
+            if not _is_entry(record):
+                raise SessionError(f"{path}: line {number} is not an entry this step can show")
+            entries.append(cast(Entry, record))
+    return SessionReading(lines.header, entries)
 
 
 def _is_entry(record: object) -> bool:
@@ -208,24 +159,3 @@ def _is_message(value: object) -> bool:
                 and isinstance(value.get("isError"), bool)
             )
     return False
-
-
-def _encode(path: Path, record: Mapping[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(record) + b"\n"
-    except orjson.JSONEncodeError as error:  # e.g. text that is not valid Unicode
-        raise SessionError(f"cannot write {path}: {error}") from None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _make_folder(folder: Path) -> None:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None

@@ -1,66 +1,47 @@
-"""The session file: a header line, then one line per entry. The only module that touches disk.
+"""A session: a header, then a tree of entries, each appended as a child of the leaf.
 
-The file is a ledger: lines are only ever appended, never rewritten. `Session.append_entry` is
-the one way to write an entry, and `persist_new_messages` is the bridge from the loop's
-in-memory list to the file: it writes what is new since a cursor, so the loop never has to know
-about disk. The file is created by the first write, so a run that says nothing leaves nothing.
+This is the idea; the bytes are session_file.py's (the only module that touches the disk) and
+the folder of sessions is session_folder.py's. `Session.append_entry` is the one way to write
+an entry, and `persist_new_messages` is the bridge from the loop's in-memory list to the file:
+it writes what is new since a cursor, so the loop never has to know about disk.
 
 Reading is tolerant: a crash can tear the last line, an editor can add a blank line, a newer
-program can add entry kinds. `read_session` skips and counts the lines it cannot use, keeps
-unknown entry kinds (their parentId still links the tree), and refuses only a file that cannot
-be a session at all. `Session.open` rebuilds the conversation by walking from the leaf, and
-`find_latest_session` picks the file `--continue` resumes.
+program can add entry kinds. Every line is indexed by its id (entry_index.py); a line that is
+not an entry (entries.py says what is) is skipped and counted; unknown kinds are kept, and
+their parentId still links the tree. `Session.open` rebuilds the conversation by walking from
+the leaf.
 """
 
 from __future__ import annotations
 
-import errno
-import gc
-import os
-import re
-import stat
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, TypedDict, cast
+from typing import Any, cast
 
-import orjson
-
-from entries import Context, Entry, MessageEntry, build_context, entry_id, id_number
+from entries import (
+    Context,
+    Entry,
+    MessageEntry,
+    build_context,
+    entry_id,
+    id_number,
+)
+from entry_index import EntryIndex
 from messages import Message
-
-SESSION_VERSION = 1
-MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first line is not one
-# A line longer than this is skipped and counted, never read whole: a file that ends in 2 GB of
-# NUL bytes must not take 2 GB of memory. The writer refuses to write such a line, so the
-# program never writes a file it cannot read back.
-MAX_ENTRY_BYTES = 32 * 1024 * 1024
-_SKIP_CHUNK = 1024 * 1024
-
-
-class SessionHeader(TypedDict):
-    """First line of every session file: which format, which session, made when and where."""
-
-    type: Literal["header"]
-    version: int  # a reader refuses a version it does not know instead of misreading it
-    id: str
-    createdAt: str
-    cwd: str
-
-
-class SessionError(Exception):
-    """A session file cannot be created, read or written; main.py prints it as one line."""
-
-
-class UnusableSessionFile(SessionError):
-    """A file that cannot be a session: empty, no header, a version this program cannot read,
-    not a regular file. It names the file and the reason."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
-        self.reason = reason
+from session_file import (  # the names marked F401 are here for callers: errors, the folder
+    SESSION_VERSION,  # noqa: F401
+    SessionError,  # noqa: F401
+    SessionFile,
+    SessionHeader,
+    SessionInUse,  # noqa: F401
+    UnusableSessionFile,  # noqa: F401
+    encode,
+    new_header,
+    read_header,  # noqa: F401
+    read_lines,
+)
+from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -70,7 +51,6 @@ class SessionReading:
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
-    needs_newline: bool  # the file does not end in \n (a torn last line): write one first
 
     @property
     def entries(self) -> list[Entry]:
@@ -91,71 +71,74 @@ class Session:
     """A session file that entries are appended to, and the tree of entries it holds."""
 
     def __init__(
-        self,
-        path: Path,
-        header: SessionHeader,
-        entries: dict[str, Entry] | None = None,
-        *,
-        exists: bool = False,
-        needs_newline: bool = False,
+        self, file: SessionFile, header: SessionHeader, entries: EntryIndex | None = None
     ) -> None:
-        self.path = path
+        self.file = file
         self.header = header
-        self.entries: dict[str, Entry] = entries or {}  # every usable entry, by id
+        self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
         # The leaf: the entry the next one hangs under. On open, the last usable entry.
-        self.leaf_id: str | None = next(reversed(self.entries), None)
-        self.exists = exists  # False until the first write creates the file
-        self.needs_newline = needs_newline  # the file ends in a torn line: start a fresh one
-        self._next_number = 1 + max(map(id_number, self.entries), default=0)
-        # Which file this is (device, inode) and how long it was after our last look: a file
-        # replaced or cut short during the run is refused, never written to in its place.
-        self._file: tuple[int, int] | None = None
-        self._size = 0
-        if exists:
-            with suppress(OSError):  # gone already: the first write says so
-                found = os.stat(path)
-                self._file, self._size = (found.st_dev, found.st_ino), found.st_size
+        self.leaf_id: str | None = self.entries.last_usable()
+        self._next_number: int | None = None  # worked out at the first append, not at open
 
     @classmethod
     def create(
-        cls, directory: Path | str, *, session_id: str, created_at: str, cwd: str
+        cls,
+        directory: Path | str,
+        *,
+        session_id: str,
+        created_at: str,
+        cwd: str,
+        lock: bool = False,
+        fsync: bool = False,
     ) -> Session:
         """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
         appears with the first entry, so a run that saves nothing leaves no empty session
         behind to hide the real one from `--continue`."""
-        header: SessionHeader = {
-            "type": "header",
-            "version": SESSION_VERSION,
-            "id": session_id,
-            "createdAt": created_at,
-            "cwd": cwd,
-        }
+        header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
-        _encode(path, header)  # refuse now what could never be written
-        _check_creatable(path)  # and a folder it could never be written in: before any turn
-        return cls(path, header)
+        return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
 
     @classmethod
-    def open(cls, path: Path | str) -> Resumed:
+    def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
         """Open an existing session to append to it, and rebuild its conversation.
 
         Nothing is re-run: tool results are messages in the file, so the history comes back
         exactly as it was. The leaf is the last usable entry; the conversation is the path
         from it, whatever the lines around it say.
+
+        Stop here: with `lock`, the file is locked before it is read, until `close`
+        (SessionInUse if another run holds it). The lock is what keeps the leaf and the next
+        id read here true; without it, a second run reads the same leaf, writes the same id.
         """
-        path = Path(path)
-        with _collector_paused():
-            reading = read_session(path)
-            _check_appendable(path)  # learn now, not after the user's first turn
-            session = cls(
-                path,
-                reading.header,
-                reading.by_id,
-                exists=True,
-                needs_newline=reading.needs_newline,
-            )
-            context = build_context(session.entries, session.leaf_id)
-        return Resumed(session, context, reading.skipped)
+        file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
+        try:
+            entries = EntryIndex()
+            with file.reading() as lines:
+                for batch in lines.batches:
+                    entries.add_lines(batch)
+                session = cls(file, lines.header, entries)
+                context = build_context(session.entries, session.leaf_id)
+        except BaseException:
+            file.close()
+            raise
+        return Resumed(session, context, entries.damaged)
+
+    @property
+    def path(self) -> Path:
+        return self.file.path
+
+    @property
+    def exists(self) -> bool:
+        """False until the first write creates the file."""
+        return self.file.exists
+
+    @property
+    def locked(self) -> bool:
+        return self.file.locked
+
+    def close(self) -> None:
+        """Let go of the lock, if held."""
+        self.file.close()
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
         """Append an entry of `kind` as a child of the leaf, then advance the leaf.
@@ -163,11 +146,13 @@ class Session:
         The one way to write: it picks the next unique id, hangs the entry under the leaf,
         writes it as one complete line in one write, and only then moves the leaf.
         """
+        self._index_lines_added_since()
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
         entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
-        # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
-        self._write_line(_encode(self.path, entry))
+        # The key order (type, id first) is what lets `EntryIndex` index a line without
+        # parsing it when the file is resumed; another order would still read, only slower.
+        self.file.append(encode(self.path, entry))
         self.entries[entry["id"]] = entry
         self.leaf_id = entry["id"]
         return entry
@@ -176,73 +161,30 @@ class Session:
         """Append `message` as a child of the leaf, then advance the leaf."""
         return cast(MessageEntry, self.append_entry("message", {"message": message}))
 
+    def _index_lines_added_since(self) -> None:
+        """Index the lines another program appended since this run last looked.
+
+        Stop here: the lock keeps out the runs that take it, not a program that does not (a
+        script, another tool). Numbered from what was read at open, the next entry would
+        repeat an id it just wrote, and a reader keeps the first of two lines with one id: this
+        run's message would be lost. Its entries stay where they hang; the leaf stays this run's.
+        """
+        added = False
+        for batch in self.file.lines_added():
+            self.entries.add_lines(batch)
+            added = True
+        if added:
+            self._next_number = None  # one past the largest id, theirs included
+
     def _new_id(self) -> str:
         """One past the largest e<N> in the file: skipped lines and foreign kinds mean that
         line counts cannot be trusted. The loop guards against ids it did not number."""
+        if self._next_number is None:  # one past the largest e<N>: resuming need not wait for it
+            self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
         while (candidate := entry_id(self._next_number)) in self.entries:
             self._next_number += 1
         self._next_number += 1
         return candidate
-
-    def _write_line(self, line: bytes) -> None:
-        if len(line) > MAX_ENTRY_BYTES:
-            raise SessionError(
-                f"cannot write {self.path}: an entry of {len(line):,} bytes is over the "
-                f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
-            )
-        flags = _APPEND_FLAGS
-        if not self.exists:  # the first write creates the file, header first
-            line = _encode(self.path, self.header) + line
-            flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
-            _make_folder(self.path.parent)
-        try:
-            fd = os.open(self.path, flags, 0o644)
-        except FileExistsError:
-            raise SessionError(f"session file already exists: {self.path}") from None
-        except FileNotFoundError:
-            # Without O_CREAT a vanished file stays vanished: recreating it here would write
-            # entries without a header, a file no reader accepts.
-            raise SessionError(
-                f"session file {self.path} is gone (deleted during the run?)"
-            ) from None
-        except OSError as error:
-            raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
-        try:
-            size_before = os.fstat(fd).st_size
-            if self.exists:
-                line = self._after_the_last_line(fd, line)
-            _write_all(fd, line)
-            found = os.fstat(fd)
-            self._file, self._size = (found.st_dev, found.st_ino), found.st_size
-        except OSError as error:
-            # A write cut short (a full disk) may leave a fragment: the next line starts fresh.
-            self.needs_newline = self.exists and os.fstat(fd).st_size != size_before
-            raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
-        finally:
-            os.close(fd)
-        self.exists = True
-        self.needs_newline = False
-
-    def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
-        """`line`, with a `\n` first if the file does not end in one now.
-
-        Stop here: what the file ends in is read from the file, at the moment of writing, not
-        remembered from when it was opened. Another run may have appended since, and been
-        killed halfway through a line: gluing onto that fragment would cost this entry.
-        The path must still name the file that was read, a regular file no shorter than we
-        left it; anything else (a FIFO, /dev/null, a new file under the old name) is refused,
-        because an entry written there would be lost while the program says it is saved.
-        """
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode) or (
-            self._file is not None and (found.st_dev, found.st_ino) != self._file
-        ):
-            raise SessionError(f"session file {self.path} was replaced during the run")
-        if found.st_size < self._size or found.st_size == 0:
-            raise SessionError(f"session file {self.path} was cut short during the run")
-        if os.pread(fd, 1, found.st_size - 1) != b"\n":
-            return b"\n" + line  # never glue onto a torn fragment: end it, keep it, move on
-        return line
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
@@ -258,327 +200,15 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
     return len(messages)
 
 
-def read_header(path: Path | str) -> SessionHeader:
-    """Read only the first line: enough to tell whether a file can be a session."""
-    path = Path(path)
-    with _open_for_reading(path) as file:
-        return _parse_header(path, _read_first_line(path, file))
-
-
-def holds_a_message(path: Path | str) -> bool:
-    """True once a message entry is found: usually on the second line, so this is cheap."""
-    path = Path(path)
-    with _open_for_reading(path) as file, _memory_for(path):
-        _parse_header(path, _read_first_line(path, file))
-        for line in _bounded_lines(path, file):
-            entry = None if line is None else _parse_entry(line)
-            if entry is not None and entry["type"] == "message":
-                return True
-    return False
-
-
 def read_session(path: Path | str) -> SessionReading:
-    """Read a whole session file, skipping and counting the lines it cannot use.
+    """Read a whole session file, checking every line, skipping and counting the unusable.
 
     Refuses (UnusableSessionFile) only a file that cannot be a session: empty, no header line,
     an unsupported version, not a regular file. Never writes.
     """
-    path = Path(path)
-    by_id: dict[str, Entry] = {}
-    skipped = 0
-    with _open_for_reading(path) as file, _collector_paused(), _memory_for(path):
-        header = _parse_header(path, _read_first_line(path, file))
-        for line in _bounded_lines(path, file):
-            entry = None if line is None else _parse_entry(line)
-            if entry is None or entry["id"] in by_id:  # ids are unique: a repeat is damage
-                skipped += 1
-            else:
-                by_id[entry["id"]] = entry
-        try:  # the file may have shrunk since: the writer checks the end again anyway
-            needs_newline = os.pread(file.fileno(), 1, file.seek(0, os.SEEK_END) - 1) != b"\n"
-        except OSError:
-            needs_newline = True
-    return SessionReading(header, by_id, skipped, needs_newline)
-
-
-def list_session_files(directory: Path | str) -> list[Path]:
-    """Every `*.jsonl` name in `directory`, most recently modified first.
-
-    Usable or not (a folder, a FIFO or a dangling link named *.jsonl included): that takes
-    opening them, and the caller names each one it passes over. A missing folder has none.
-    """
-    directory = Path(directory)
-    try:
-        with os.scandir(directory) as found:
-            names = [Path(item.path) for item in found if item.name.endswith(".jsonl")]
-    except FileNotFoundError:
-        return []
-    except NotADirectoryError:
-        raise SessionError(f"cannot list {directory}: not a folder") from None
-    except OSError as error:
-        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
-    # Two files with the same time go by name: session ids sort by creation time.
-    names.sort(key=lambda path: (_modified_ns(path), path.name), reverse=True)
-    return names
-
-
-@dataclass(frozen=True)
-class LatestSession:
-    """The session `--continue` resumes (None if there is none), and each file passed over."""
-
-    path: Path | None
-    passed_over: list[UnusableSessionFile]
-
-
-def find_latest_session(directory: Path | str) -> LatestSession:
-    """The most recently modified usable session in `directory` that holds a message.
-
-    Each newer file that turns out unusable, or holds no message, is returned with its
-    reason, so the caller can name it instead of silently resuming something older.
-    """
-    passed_over: list[UnusableSessionFile] = []
-    for path in list_session_files(directory):
-        try:
-            if holds_a_message(path):
-                return LatestSession(path, passed_over)
-            passed_over.append(UnusableSessionFile(path, "holds no message"))
-        except UnusableSessionFile as error:
-            passed_over.append(error)
-    return LatestSession(None, passed_over)
-
-
-# --- Reading, one bounded line at a time ---------------------------------------------------
-
-
-def _bounded_lines(path: Path, file: BinaryIO) -> Iterator[bytes | None]:
-    """The lines left in `file`, split on b"\\n" only, each at most MAX_ENTRY_BYTES long.
-
-    A longer line comes out as None: it is skipped in bounded pieces, never held whole.
-    """
-    # Stop here: a file opened in binary mode yields lines split on b"\n" and nothing else.
-    # str.splitlines() would also split on \x85, U+2028 and U+2029, which JSON leaves
-    # unescaped in strings: a message holding one would become two broken lines.
-    try:
-        while line := file.readline(MAX_ENTRY_BYTES + 1):
-            if len(line) <= MAX_ENTRY_BYTES or line.endswith(b"\n"):
-                yield line
-                continue
-            while (rest := file.readline(_SKIP_CHUNK)) and not rest.endswith(b"\n"):
-                pass
-            yield None
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-
-
-@contextmanager
-def _memory_for(path: Path) -> Iterator[None]:
-    """Running out of memory is not damage. A line that could not be parsed for want of memory
-    is a good line, and skipping it as damaged would resume a shorter conversation and hang
-    new entries off the wrong leaf; refusing the file would make --continue pass it over. So
-    it is an error, with nothing read and nothing written."""
-    try:
-        yield
-    except MemoryError:
-        raise SessionError(f"not enough memory to read {path}") from None
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading a long session makes millions of small dicts and lists, and Python's cycle
-    collector would stop again and again to scan them, though parsed JSON holds no cycles.
-    Pausing it while reading and replaying makes resuming a 100,000-entry session about a
-    third faster."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _open_for_reading(path: Path) -> BinaryIO:
-    """Open a regular file. A FIFO named *.jsonl would block a plain open() forever, so open
-    without blocking and look at what was opened before reading a byte."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-        raise UnusableSessionFile(path, f"not a session ({what})")
-    return os.fdopen(fd, "rb")
-
-
-def _read_first_line(path: Path, file: BinaryIO) -> bytes:
-    try:
-        return file.readline(MAX_HEADER_BYTES)
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-
-
-def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
-    if not first_line:
-        raise UnusableSessionFile(path, "not a session (empty file)")
-    record = _loads(first_line) if first_line.endswith(b"\n") else None
-    if not isinstance(record, dict) or record.get("type") != "header":
-        raise UnusableSessionFile(path, "not a session (no header line)")
-    if "version" not in record:
-        raise UnusableSessionFile(path, "not a session (the header has no version)")
-    version = record["version"]
-    if type(version) is not int:  # 1.0, true and "1" are not the integer 1
-        shown = _as_written(first_line, "version", version)
-        raise UnusableSessionFile(
-            path, f"not a session (the header's version {shown} is not an integer)"
-        )
-    if version != SESSION_VERSION:
-        raise UnusableSessionFile(
-            path, f"unsupported version {version} (this program reads version {SESSION_VERSION})"
-        )
-    for field in ("id", "createdAt", "cwd"):
-        if not isinstance(record.get(field), str):
-            raise UnusableSessionFile(path, f"not a session (the header's {field} is not a string)")
-    return cast(SessionHeader, record)
-
-
-def _parse_entry(line: bytes) -> Entry | None:
-    """The entry on one line, or None if the line is not one (blank, torn, garbage...)."""
-    record = _loads(line)
-    if not isinstance(record, dict):
-        return None
-    kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
-    if not isinstance(kind, str) or kind == "header" or not isinstance(entry_id_, str):
-        return None
-    if parent is not None and not isinstance(parent, str):
-        return None
-    if kind == "message" and not _is_message(record.get("message")):
-        return None
-    return record  # a kind we do not know passes through; build_context follows its parentId
-
-
-def _loads(line: bytes) -> Any:
-    """orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
-    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
-            raise MemoryError from None
-        return None
-
-
-def _is_message(value: object) -> bool:
-    """Enough of a message that the model and the renderer can use it without crashing."""
-    if not isinstance(value, dict) or not isinstance(value.get("content"), list):
-        return False
-    for block in value["content"]:
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            return False
-        if block["type"] == "text" and not isinstance(block.get("text"), str):
-            return False
-        if block["type"] == "toolCall" and not (
-            isinstance(block.get("id"), str)
-            and isinstance(block.get("name"), str)
-            and isinstance(block.get("arguments"), dict)
-        ):
-            return False
-    match value.get("role"):
-        case "user":
-            return True
-        case "assistant":
-            return value.get("stopReason") in ("stop", "toolUse")
-        case "toolResult":
-            return (
-                isinstance(value.get("toolCallId"), str)
-                and isinstance(value.get("toolName"), str)
-                and isinstance(value.get("isError"), bool)
-            )
-    return False
-
-
-def _as_written(line: bytes, field: str, value: object) -> str:
-    """A header value as the file has it: "1" (a string), 1e400 (not shortened to inf)."""
-    number = re.search(rb'"%s"\s*:\s*(-?[0-9][0-9.eE+-]{0,40})' % field.encode(), line)
-    if number and not isinstance(value, str):
-        return number.group(1).decode()
-    shown = orjson.dumps(value).decode()
-    return shown if len(shown) <= 40 else shown[:39] + "…"
-
-
-# --- Writing --------------------------------------------------------------------------------
-
-
-def _encode(path: Path, record: Mapping[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(record) + b"\n"
-    except orjson.JSONEncodeError as error:  # e.g. text that is not valid Unicode
-        raise SessionError(f"cannot write {path}: {error}") from None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _make_folder(folder: Path) -> None:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None
-
-
-# Read and write: the writer reads the file's last byte before each line. O_NONBLOCK: a FIFO
-# put under the session's name must fail at once, not wait forever for a reader.
-_APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
-
-
-def _check_appendable(path: Path) -> os.stat_result:
-    """What `path` is when opened for appending; it must be a regular file."""
-    try:
-        fd = os.open(path, _APPEND_FLAGS)
-    except OSError as error:
-        raise SessionError(f"cannot append to {path}: {error.strerror}") from None
-    try:
-        found = os.fstat(fd)
-    finally:
-        os.close(fd)
-    if not stat.S_ISREG(found.st_mode):
-        raise SessionError(f"cannot append to {path}: not a regular file")
-    return found
-
-
-def _check_creatable(path: Path) -> None:
-    """Refuse now a session file that its first save could not create: a folder on the way
-    that is a file, a name too long, a folder this process may not write in. Nothing is
-    created: a run that saves nothing leaves nothing behind."""
-    folder, missing = path.parent.absolute(), [path.name]
-    try:
-        while not os.path.lexists(folder) and folder != folder.parent:
-            missing.append(folder.name)
-            folder = folder.parent
-        if not os.path.isdir(folder):
-            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-        longest = os.pathconf(folder, "PC_NAME_MAX")
-        if any(len(os.fsencode(name)) > longest for name in missing):
-            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
-        if not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
-            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
-    except OSError as error:
-        only_the_file = len(missing) == 1 and os.path.isdir(folder)
-        where = "session file in" if only_the_file else "session folder"
-        raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None
-
-
-def _modified_ns(path: Path) -> int:
-    """When a file was last written; for a dangling link, when the link was made."""
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        try:
-            return path.lstat().st_mtime_ns
-        except OSError:
-            return 0
+    entries = EntryIndex()
+    with read_lines(Path(path)) as lines:
+        for batch in lines.batches:
+            entries.add_lines(batch)
+        by_id = dict(entries.items())  # parses and checks every entry
+    return SessionReading(lines.header, by_id, entries.damaged)

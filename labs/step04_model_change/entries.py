@@ -6,8 +6,9 @@ entry the next one will hang under) up through the parents to the first entry. W
 entry hangs under the one before it the two agree, which is exactly why reading by line order
 looks right until the day it is not.
 
-Each kind of entry is handled here, in one place: its TypedDict, one `case` in
-`build_context` (what it adds to the conversation) and one in `summarize` (how it is shown).
+Each kind of entry is handled here, in one place: its TypedDict, what its line must hold to be
+used (`parse_entry`), one `case` in `build_context` (what it adds to the conversation) and one
+in `summarize` (how it is shown).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
+
+import orjson
 
 from messages import Message, preview, printable
 
@@ -65,6 +68,77 @@ def id_number(entry_id: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+# --- What a line must hold to be an entry ----------------------------------------------------
+# The checks run once per entry, the first time it is used (see entry_index.py): whatever
+# passes here reaches the model and the renderer, so each field they use is checked.
+
+
+def parse_entry(line: bytes) -> Entry | None:
+    """The entry on one line, or None if the line is not one (blank, torn, garbage...)."""
+    record = parse_json(line)
+    if not isinstance(record, dict):
+        return None
+    kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
+    if not isinstance(kind, str) or kind == "header" or not isinstance(entry_id_, str):
+        return None
+    if parent is not None and not isinstance(parent, str):
+        return None
+    if kind == "message" and not _is_message(record.get("message")):
+        return None
+    if kind == "model_change" and not isinstance(record.get("model"), str):
+        return None
+    return record  # a kind we do not know passes through; build_context follows its parentId
+
+
+def parse_json(line: bytes) -> Any:
+    """The JSON value on one line, or None if the line is not JSON (torn, garbage...).
+
+    orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
+    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
+            raise MemoryError from None
+        return None
+
+
+def _is_message(value: object) -> bool:
+    """Enough of a message that the model and the renderer can use it without crashing."""
+    if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
+        return False
+    for block in content:
+        if not isinstance(block, dict):
+            return False
+        match block.get("type"):
+            case "text":
+                if not isinstance(block.get("text"), str):
+                    return False
+            case "toolCall":
+                if not (
+                    isinstance(block.get("id"), str)
+                    and isinstance(block.get("name"), str)
+                    and isinstance(block.get("arguments"), dict)
+                ):
+                    return False
+            case str():
+                pass  # a block kind this step does not show: kept, never rendered
+            case _:
+                return False
+    match value.get("role"):
+        case "user":
+            return True
+        case "assistant":
+            return value.get("stopReason") in ("stop", "toolUse")
+        case "toolResult":
+            return (
+                isinstance(value.get("toolCallId"), str)
+                and isinstance(value.get("toolName"), str)
+                and isinstance(value.get("isError"), bool)
+            )
+    return False
+
+
 # --- The conversation: a walk from the leaf --------------------------------------------------
 
 
@@ -108,17 +182,17 @@ def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePat
     path: list[Entry] = []
     visited: set[str] = set()
     chain_break = None
-    current = leaf_id
-    while current is not None:
-        entry = entries[current]
+    entry = None if leaf_id is None else entries.get(leaf_id)
+    while entry is not None:
         path.append(entry)
-        visited.add(current)
+        visited.add(entry["id"])
         parent = entry["parentId"]
-        if parent is not None and (parent in visited or parent not in entries):
-            # Stop here: never loop, never guess where an orphan hangs.
-            chain_break = ChainBreak(current, parent, "cycle" if parent in visited else "missing")
+        if parent is None:
             break
-        current = parent
+        entry = None if parent in visited else entries.get(parent)  # looked up once
+        if entry is None:  # Stop here: never loop, never guess where an orphan hangs.
+            reason: Literal["missing", "cycle"] = "cycle" if parent in visited else "missing"
+            chain_break = ChainBreak(path[-1]["id"], parent, reason)
     path.reverse()
     return ActivePath(path, chain_break)
 

@@ -144,6 +144,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
         raise InputError(f"{error}; {what_was_saved(chat)}") from None
     finally:
         ignore_stop_signals()
+        chat.session.close()
     terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
@@ -158,13 +159,13 @@ def what_was_saved(chat: Chat) -> str:
 
 
 def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> Chat:
-    """The session to write to, with the conversation so far (empty for a new session)."""
+    """The session to write to, locked, with the conversation so far (empty for a new one)."""
     if continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
             warn(terminal, f"{printable(str(unusable))}; passed over")
         if latest.path is not None:
-            resumed = Session.open(latest.path)
+            resumed = Session.open(latest.path, lock=True)
             shown = printable(str(latest.path))
             if resumed.skipped:
                 lines = "line" if resumed.skipped == 1 else "lines"
@@ -188,6 +189,7 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
         session_id=new_session_id(now),
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         cwd=working_directory(),
+        lock=True,  # taken when the first save creates the file
     )
     terminal.say(f"session file: {printable(str(session.path))} (model {DEFAULT_MODEL})")
     return Chat(session, [], cursor=0)

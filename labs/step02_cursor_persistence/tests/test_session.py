@@ -179,8 +179,12 @@ def test_appending_only_adds_bytes_at_the_end(tmp_path: Path) -> None:
 def test_read_session_refuses_what_is_not_a_session(tmp_path: Path) -> None:
     not_json = tmp_path / "a.jsonl"
     not_json.write_text("hello\n", encoding="utf-8")
-    with pytest.raises(SessionError, match="not JSON Lines"):
+    with pytest.raises(SessionError, match="no header line"):
         read_session(not_json)
+    garbage = tmp_path / "c.jsonl"
+    garbage.write_text('{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\nhi\n')
+    with pytest.raises(SessionError, match="not JSON Lines: line 2"):
+        read_session(garbage)
     future = tmp_path / "b.jsonl"
     future.write_text('{"type":"header","version":99,"id":"x"}\n', encoding="utf-8")
     with pytest.raises(SessionError, match="version 99"):

@@ -12,14 +12,8 @@ from conftest import RunMain, Saved, save_conversation
 from loop import run_turn
 from messages import Message, text_of, user_text
 from model import ScriptedModel
-from session import (
-    LatestSession,
-    Session,
-    SessionError,
-    find_latest_session,
-    persist_new_messages,
-    read_session,
-)
+from session import Session, SessionError, find_latest_session, persist_new_messages, read_session
+from session_folder import LatestSession
 from tools import Tool, default_tools
 
 
@@ -38,7 +32,7 @@ def test_open_replays_the_conversation_and_restores_the_pointers(
         "user", "assistant", "user", "assistant", "toolResult", "assistant",
     ]  # fmt: skip
     assert resumed.skipped == 0 and resumed.context.chain_break is None
-    assert (session.leaf_id, session.needs_newline, session.exists) == ("e6", False, True)
+    assert (session.leaf_id, session.exists) == ("e6", True)
     assert session.header["id"] == "first"
 
 

@@ -60,6 +60,14 @@ def ignoring(signum: int) -> Callable[[], None]:
     return preexec
 
 
+def watched(process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """Killed after 60 seconds: a run that hangs fails its test instead of hanging it."""
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    return process
+
+
 def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
     seen = b""
     while seen.count(marker) < count:
@@ -72,10 +80,10 @@ def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
 def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: int) -> None:
     """`nohup main.py` and `main.py &` ask for SIGHUP and SIGINT to be ignored: the run goes on."""
-    process = subprocess.Popen(
+    process = watched(subprocess.Popen(
         MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, preexec_fn=ignoring(signum),
-    )  # fmt: skip
+    ))  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"hello\n")
     process.stdin.flush()
@@ -91,10 +99,10 @@ def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: in
 def test_a_stop_signal_ignored_at_start_stays_ignored_during_a_save(tmp_path: Path) -> None:
     """A save holds the stop signals back; it must not take over one that was ignored."""
     wrapper = SLOW_SAVE.format(step=str(STEP_DIR))
-    process = subprocess.Popen(
+    process = watched(subprocess.Popen(
         [sys.executable, "-c", wrapper, *MAIN[1:]], cwd=tmp_path, stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignoring(signal.SIGINT),
-    )  # fmt: skip
+    ))  # fmt: skip
     assert process.stdin is not None and process.stderr is not None
     process.stdin.write(b"hello\n")
     process.stdin.flush()
@@ -112,9 +120,9 @@ def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
     """A non-blocking pipe says "nothing yet" the way a closed one says "the end"."""
     read_end, write_end = os.pipe()
     os.set_blocking(read_end, False)  # as a parent (a node or asyncio program) can leave it
-    process = subprocess.Popen(
+    process = watched(subprocess.Popen(
         MAIN, cwd=tmp_path, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    ))
     os.close(read_end)
 
     def type_slowly() -> None:
@@ -137,9 +145,9 @@ def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
     saved. (The run reads the pty's controller side, where that error is certain; on the
     other side a hangup can also read as a plain end of input.)"""
     controller, other_side = os.openpty()
-    process = subprocess.Popen(
+    process = watched(subprocess.Popen(
         MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    ))
     os.close(controller)
     os.write(other_side, b"hello\n")
     assert process.stdout is not None

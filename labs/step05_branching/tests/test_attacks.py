@@ -15,6 +15,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -57,6 +58,9 @@ def started(
         [*command, *args], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, preexec_fn=apply_limit,
     )  # fmt: skip
+    watchdog = threading.Timer(60, process.kill)  # a hung run fails its test, never hangs it
+    watchdog.daemon = True
+    watchdog.start()
     return process
 
 
@@ -243,13 +247,13 @@ SLOW_SAVE = """
 import runpy, sys, time
 sys.argv = sys.argv[1:]
 sys.path.insert(0, {step!r})
-import session
-write = session.Session._write_line
+import session_file
+write = session_file.SessionFile.append
 def slowly(self, line):
     print("[saving]", file=sys.stderr, flush=True)
     time.sleep(0.3)
     write(self, line)
-session.Session._write_line = slowly
+session_file.SessionFile.append = slowly
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
@@ -328,13 +332,13 @@ SLOW_START = """
 import runpy, sys, time
 sys.argv = sys.argv[1:]
 sys.path.insert(0, {step!r})
-import session
-index = session._index_session
+import session_file
+read_lines = session_file.read_lines
 def slowly(path):
     print("[reading]", flush=True)
     time.sleep(5)
-    return index(path)
-session._index_session = slowly
+    return read_lines(path)
+session_file.read_lines = slowly
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
 

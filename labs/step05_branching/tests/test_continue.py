@@ -13,14 +13,8 @@ from commands import INTERRUPTED, Chat, ModelChoice
 from loop import run_turn
 from messages import Message, text_of, user_text
 from model import ScriptedModel
-from session import (
-    LatestSession,
-    Session,
-    SessionError,
-    find_latest_session,
-    persist_new_messages,
-    read_session,
-)
+from session import Session, SessionError, find_latest_session, persist_new_messages, read_session
+from session_folder import LatestSession
 from tools import Tool, default_tools
 
 

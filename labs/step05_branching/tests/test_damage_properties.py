@@ -17,7 +17,7 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import session as session_module
+import session_file as session_module
 from entry_index import EntryIndex
 from messages import user_text
 from session import Session

@@ -11,7 +11,6 @@ from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
 from session import (
-    MAX_ENTRY_BYTES,
     SESSION_VERSION,
     Session,
     SessionError,
@@ -19,6 +18,7 @@ from session import (
     persist_new_messages,
     read_session,
 )
+from session_file import MAX_ENTRY_BYTES
 from tools import default_tools
 
 

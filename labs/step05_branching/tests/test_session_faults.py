@@ -14,7 +14,7 @@ import orjson
 import pytest
 from conftest import Saved
 
-import session as session_module
+import session_file as session_module
 from messages import user_text
 from session import Session, SessionError, SessionInUse, read_session
 
