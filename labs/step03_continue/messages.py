@@ -8,6 +8,7 @@ the way to the file and back.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
 import orjson
@@ -87,6 +88,20 @@ def tool_calls(message: Message) -> list[ToolCallBlock]:
     if message["role"] != "assistant":
         return []
     return [block for block in message["content"] if block["type"] == "toolCall"]
+
+
+def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
+    """The tool calls of the last assistant message that no toolResult after it answers.
+
+    A model API rejects a history in which a tool call has no result, and a process that
+    dies while a tool runs leaves exactly that at the end of the conversation.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index]["role"] == "assistant":
+            later = messages[index + 1 :]
+            answered = {m["toolCallId"] for m in later if m["role"] == "toolResult"}
+            return [call for call in tool_calls(messages[index]) if call["id"] not in answered]
+    return []
 
 
 def preview(message: Message, width: int = 40) -> str:

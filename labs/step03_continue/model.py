@@ -70,6 +70,43 @@ _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 HELP = "I can do arithmetic with the calc tool (try: what is 12*8) and recall the last result."
 
 
+@dataclass(frozen=True)
+class Style:
+    """How a scripted model words its answers. Two styles, the same facts: a test (or a
+    student) can tell which model answered and still check that the answer is right."""
+
+    help: str
+    greeting: str  # {help}
+    unknown: str  # {help}
+    calculating: str
+    answer: str  # {expression} {result}
+    failed: str  # {expression} {error}
+    recall: str  # {expression} {result}
+    no_recall: str
+
+
+PLAIN = Style(
+    help=HELP,
+    greeting="Hello! {help}",
+    unknown="I have no answer to that. {help}",
+    calculating="Let me calculate that.",
+    answer="{expression} = {result}.",
+    failed="I could not calculate {expression}: {error}.",
+    recall="The last result was {result} ({expression}).",
+    no_recall="I have no earlier result in this conversation.",
+)
+TERSE = Style(
+    help="I do arithmetic with calc (e.g. what is 12*8) and recall the last result.",
+    greeting="Hi. {help}",
+    unknown="Not sure what you mean. {help}",
+    calculating="Calling calc.",
+    answer="Result: {result} (from {expression}).",
+    failed="calc failed on {expression}: {error}.",
+    recall="Earlier result: {result} (from {expression}).",
+    no_recall="No earlier result in this conversation.",
+)
+
+
 class ScriptedModel:
     """A deterministic stand-in for a model: the same history always gets the same answer.
 
@@ -80,7 +117,9 @@ class ScriptedModel:
     - anything else: a plain reply.
     """
 
-    name = "scripted-v1"
+    def __init__(self, name: str = "scripted-v1", style: Style = PLAIN) -> None:
+        self.name = name
+        self.style = style
 
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         reply = self.reply(messages, [tool.name for tool in tools])
@@ -91,14 +130,17 @@ class ScriptedModel:
 
     def reply(self, messages: Sequence[Message], tool_names: Sequence[str]) -> AssistantMessage:
         """The whole answer at once; `stream` cuts it into events."""
+        style = self.style
         if not messages:  # nothing to answer: a loop always sends the user's message first
-            return assistant_message(HELP)
+            return assistant_message(style.help)
         last = messages[-1]
         if last["role"] == "toolResult":
             expression = _expression_of_call(messages, last["toolCallId"])
             if last["isError"]:
-                return assistant_message(f"I could not calculate {expression}: {text_of(last)}.")
-            return assistant_message(f"{expression} = {text_of(last)}.")
+                error = text_of(last)
+                return assistant_message(style.failed.format(expression=expression, error=error))
+            result = text_of(last)
+            return assistant_message(style.answer.format(expression=expression, result=result))
 
         text = text_of(last)
         expression = _find_expression(text)
@@ -109,12 +151,12 @@ class ScriptedModel:
                 "name": "calc",
                 "arguments": {"expression": expression},
             }
-            return assistant_message("Let me calculate that.", [call])
+            return assistant_message(style.calculating, [call])
         if _ASKS_FOR_RESULT.search(text):
-            return assistant_message(_recall(messages))
+            return assistant_message(_recall(messages, style))
         if _GREETING.match(text):
-            return assistant_message(f"Hello! {HELP}")
-        return assistant_message(f"I have no answer to that. {HELP}")
+            return assistant_message(style.greeting.format(help=style.help))
+        return assistant_message(style.unknown.format(help=style.help))
 
 
 def _find_expression(text: str) -> str | None:
@@ -153,14 +195,14 @@ def _expression_of_call(messages: Sequence[Message], call_id: str) -> str:
     return "?"
 
 
-def _recall(messages: Sequence[Message]) -> str:
+def _recall(messages: Sequence[Message], style: Style) -> str:
     # Stop here: the model remembers nothing between calls. All it knows is the list it was
     # handed, which is why a session that is not restored cannot answer this.
     for message in reversed(messages):
         if message["role"] == "toolResult" and not message["isError"]:
             expression = _expression_of_call(messages, message["toolCallId"])
-            return f"The last result was {text_of(message)} ({expression})."
-    return "I have no earlier result in this conversation."
+            return style.recall.format(expression=expression, result=text_of(message))
+    return style.no_recall
 
 
 # A word and the spaces after it; the first also takes any spaces before it, and text that is
@@ -174,3 +216,11 @@ def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
     words = _WORD.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))
+
+
+# The models a session can switch between, by the name the file records.
+MODELS: dict[str, ScriptedModel] = {
+    "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
+    "scripted-v2": ScriptedModel("scripted-v2", TERSE),
+}
+DEFAULT_MODEL = "scripted-v1"
