@@ -17,6 +17,7 @@ from messages import (
     Message,
     ToolCallBlock,
     assistant_message,
+    history_problem,
     text_of,
     tool_calls,
     value_text,
@@ -46,6 +47,17 @@ class Done:
 
 
 ModelEvent = TextDelta | ToolCallEvent | Done
+
+
+class HistoryRefused(Exception):
+    """The model refused the conversation it was given, as a chat API refuses a request whose
+    tool calls and results do not pair up (HTTP 400). Asking again gets the same answer: only
+    a history that pairs them is accepted. `problem` is the API's own words."""
+
+    def __init__(self, model: str, problem: str) -> None:
+        super().__init__(f"{model} refused the conversation: {problem}")
+        self.model = model
+        self.problem = problem
 
 
 class Model(Protocol):
@@ -115,6 +127,9 @@ class ScriptedModel:
     - "what was the result": an answer from the newest calc result *in the history it is
       given*, so a conversation that has none cannot answer;
     - anything else: a plain reply.
+
+    Like a real API, it first checks the history it is given, and refuses one in which tool
+    calls and results do not pair up (`HistoryRefused`).
     """
 
     def __init__(self, name: str = "scripted-v1", style: Style = PLAIN) -> None:
@@ -122,6 +137,9 @@ class ScriptedModel:
         self.style = style
 
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
+        problem = history_problem(messages)
+        if problem is not None:
+            raise HistoryRefused(self.name, problem)
         reply = self.reply(messages, [tool.name for tool in tools])
         yield from _chunks(text_of(reply))
         for call in tool_calls(reply):
