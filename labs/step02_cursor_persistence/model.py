@@ -142,6 +142,11 @@ class ScriptedModel:
     calls and results do not pair up (`HistoryRefused`).
     """
 
+    # Defaults for a subclass that skips __init__ (a test's model that fails on purpose):
+    # it is still scripted-v1, in the plain style.
+    name: str = "scripted-v1"
+    style: Style = PLAIN
+
     def __init__(self, name: str = "scripted-v1", style: Style = PLAIN) -> None:
         self.name = name
         self.style = style

@@ -228,3 +228,13 @@ def test_a_long_run_is_read_or_declined_at_once(text: str) -> None:
     done = events[-1]
     assert isinstance(done, Done)
     assert len(text_of(done.message)) < 200  # what it quotes back is cut short
+
+
+def test_a_subclass_that_skips_init_is_still_scripted_v1() -> None:
+    class Flaky(ScriptedModel):  # as a test's model that fails on purpose is written
+        def __init__(self) -> None:
+            self.calls = 0
+
+    reply = Flaky().reply([user_text("what is 1e3*2")], ["calc"])
+    assert Flaky().name == "scripted-v1"
+    assert text_of(reply) == DECLINED["scripted-v1"].format("1e3*2")
