@@ -8,6 +8,7 @@ the way to the file and back.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
 import orjson
@@ -87,6 +88,77 @@ def tool_calls(message: Message) -> list[ToolCallBlock]:
     if message["role"] != "assistant":
         return []
     return [block for block in message["content"] if block["type"] == "toolCall"]
+
+
+def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
+    """The tool calls of the last assistant message that no toolResult after it answers.
+
+    A model API rejects a history in which a tool call has no result, and a process that
+    dies while a tool runs leaves exactly that at the end of the conversation.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index]["role"] == "assistant":
+            later = messages[index + 1 :]
+            answered = {m["toolCallId"] for m in later if m["role"] == "toolResult"}
+            return [call for call in tool_calls(messages[index]) if call["id"] not in answered]
+    return []
+
+
+# What a chat API answers when tool calls and results do not pair up: the OpenAI Chat
+# Completions API's words ("preceeding" is theirs), with the ids it names. Anthropic's Messages
+# API refuses the same histories ("`tool_use` ids were found without `tool_result` blocks").
+MISSING_RESULTS = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+RESULT_WITHOUT_CALL = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'. (messages[{index}] answers tool_call_id {id})"
+)
+SHOWN_IDS = 5  # a file can hold any number of ids, each of any length: the error stays a line
+SHOWN_ID_LENGTH = 40
+
+
+def history_problem(messages: Sequence[Message]) -> str | None:
+    """Why a chat API would refuse this history, in its words; None if it would accept it.
+
+    The rule: each tool call of an assistant message is answered by exactly one toolResult
+    with its id, in the messages right after it (before the next user or assistant message),
+    and a toolResult answers a call of the assistant message before it, once.
+
+    Stop here: an API checks the whole list on every request, not only what is new. A history
+    that breaks the rule once is refused on every later turn, until the break is answered.
+    """
+    waiting: dict[str, int] = {}  # the last assistant's call ids, and how many results each lacks
+    unanswered = 0
+    for index, message in enumerate(messages):
+        if message["role"] == "toolResult":
+            call_id = message["toolCallId"]
+            if waiting.get(call_id, 0) == 0:  # no such call, or it has its result already
+                return RESULT_WITHOUT_CALL.format(index=index, id=_shown_id(call_id))
+            waiting[call_id] -= 1
+            unanswered -= 1
+            continue
+        if unanswered:  # a user or assistant message, while a call still waits for its result
+            break
+        waiting = {}
+        for call in tool_calls(message):
+            waiting[call["id"]] = waiting.get(call["id"], 0) + 1
+            unanswered += 1
+    if unanswered:
+        missing = [call_id for call_id, lacking in waiting.items() if lacking]
+        shown = ", ".join(_shown_id(call_id) for call_id in missing[:SHOWN_IDS])
+        if len(missing) > SHOWN_IDS:
+            shown += f" and {len(missing) - SHOWN_IDS} more"
+        return MISSING_RESULTS.format(ids=shown)
+    return None
+
+
+def _shown_id(call_id: str) -> str:
+    """An id from a file, safe to print on one short line."""
+    if len(call_id) > SHOWN_ID_LENGTH:
+        call_id = call_id[: SHOWN_ID_LENGTH - 1] + "…"
+    return printable(call_id)
 
 
 def preview(message: Message, width: int = 40) -> str:

@@ -6,6 +6,9 @@ message is (a role, a list of content blocks with a string `type`, text blocks w
 text, tool calls with string id and name and an object of arguments, a toolResult's ids and
 isError); everything after it may rely on that much, and on nothing more. The messages below
 keep to that rule and are otherwise as hostile as JSON allows.
+
+A history in which they leave a tool call without its result (or a result without its call)
+is one a real API refuses, and so does the scripted model: in one short printable line.
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ import orjson
 import pytest
 
 from loop import run_turn
-from messages import Message, preview, printable, text_of, tool_calls, tool_result, user_text
-from model import Done, ScriptedModel, TextDelta
+from messages import (
+    Message,
+    history_problem,
+    preview,
+    printable,
+    text_of,
+    tool_calls,
+    tool_result,
+    user_text,
+)
+from model import Done, HistoryRefused, ScriptedModel, TextDelta
 from render import render
 from tools import default_tools
 
@@ -104,9 +116,29 @@ def histories(message: Message) -> list[list[Message]]:
 CASES = list(VALID_BUT_HOSTILE)
 
 
+def answered(message: Message) -> list[Message]:
+    """The message restored and, if it holds tool calls, their results: a history an API takes
+    (a toolResult alone answers nothing, so it stays refused)."""
+    restored = as_file_holds_it(message)
+    return [restored, *(tool_result(c, "42") for c in tool_calls(restored))]  # type: ignore[arg-type]
+
+
+def assert_refused_in_one_line(history: list[Message], problem: str) -> None:
+    started = time.perf_counter()
+    with pytest.raises(HistoryRefused) as refused:
+        list(ScriptedModel().stream(history, list(TOOLS.values())))
+    assert time.perf_counter() - started < 2
+    assert str(refused.value) == f"scripted-v1 refused the conversation: {problem}"
+    assert printable(str(refused.value)) == str(refused.value)  # one line, nothing obeyed
+    assert len(str(refused.value)) < 500  # whatever ids the file holds
+
+
 @pytest.mark.parametrize("case", CASES)
-def test_the_model_answers_after_any_valid_message(case: str) -> None:
+def test_the_model_answers_after_any_valid_message_or_refuses_as_an_api_does(case: str) -> None:
     for history in histories(VALID_BUT_HOSTILE[case]):
+        if (problem := history_problem(history)) is not None:
+            assert_refused_in_one_line(history, problem)
+            continue
         started = time.perf_counter()
         events = list(ScriptedModel().stream(history, list(TOOLS.values())))
         assert time.perf_counter() - started < 2
@@ -119,14 +151,29 @@ def test_the_model_answers_after_any_valid_message(case: str) -> None:
 
 
 @pytest.mark.parametrize("case", CASES)
+def test_a_history_with_its_tool_calls_answered_is_accepted(case: str) -> None:
+    history = [*answered(VALID_BUT_HOSTILE[case]), user_text("what is 2+3")]
+    if VALID_BUT_HOSTILE[case]["role"] == "toolResult":
+        assert history_problem(history) is not None  # a result for a call nobody made
+    else:
+        assert history_problem(history) is None
+
+
+@pytest.mark.parametrize("case", CASES)
 def test_a_turn_after_any_valid_message_is_shown_and_can_be_saved(case: str) -> None:
     for text in ["what is 2+3", "what was the result"]:
-        messages = [as_file_holds_it(VALID_BUT_HOSTILE[case])]
+        messages = answered(VALID_BUT_HOSTILE[case])
+        restored = len(messages)
         out = io.StringIO()
+        if history_problem([*messages, user_text(text)]) is not None:
+            with pytest.raises(HistoryRefused):
+                render(run_turn(ScriptedModel(), TOOLS, messages, user_text(text)), out)
+            assert out.getvalue() == ""  # refused before the model said a word
+            continue
         render(run_turn(ScriptedModel(), TOOLS, messages, user_text(text)), out)
         for line in out.getvalue().splitlines():
             assert printable(line) == line  # nothing left that a terminal would obey
-        orjson.dumps(messages[1:])  # what the turn added is JSON: the session can write it
+        orjson.dumps(messages[restored:])  # what the turn added is JSON: the session can write it
 
 
 @pytest.mark.parametrize("case", CASES)
