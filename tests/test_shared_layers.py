@@ -18,6 +18,8 @@ LAYERS = {
     "entry_index.py": "step03",
     "terminal.py": "step02",
     "stop_signals.py": "step02",
+    "messages.py": "step02",
+    "model.py": "step02",
     "tools.py": "step02",
     "loop.py": "step02",
     "render.py": "step02",
@@ -41,12 +43,13 @@ def test_a_layer_is_the_same_in_every_step_that_has_it(layer: str) -> None:
 
 
 def test_a_layer_arrives_in_one_step_and_stays() -> None:
-    """The step before a layer's first has no module of that name: it would be a second,
-    different version of the layer."""
+    """A step of the agent (02 on) before a layer's first has no module of that name: it would
+    be a second, different version of the layer. (Step 01 measures stores before there is an
+    agent; its own small messages.py is not the harness.)"""
     early = [
         f"{step.name}/{layer}"
         for layer, first in LAYERS.items()
         for step in STEPS
-        if step.name[:6] < first and (step / layer).exists()
+        if "step02" <= step.name[:6] < first and (step / layer).exists()
     ]
     assert not early, f"a layer in a step before its first: {early}"

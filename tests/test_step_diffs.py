@@ -19,10 +19,10 @@ from conftest import LAB_ROOT
 sys.path.insert(0, str(LAB_ROOT / "tools"))
 from step_diffs import BUDGETS, StepDiff, changed_lines, step_diffs, step_folder  # noqa: E402
 
-# Lowered as each layer lands, down to the budget. (2,155 changed lines in all before the
-# first layer, 1,602 after the disk layer.)
-CEILINGS = {"02 -> 03": 751, "03 -> 04": 166, "04 -> 05": 685}
-TOTAL_CEILING = 1602
+# Lowered as each layer lands, down to the budget (a diff within its budget has the budget as
+# its ceiling). In all: 2,155 changed lines before the first layer, 1,515 with the harness.
+CEILINGS = {"02 -> 03": 751, "03 -> 04": 150, "04 -> 05": 670}
+TOTAL_CEILING = 1515
 
 
 @pytest.mark.parametrize("diff", step_diffs(), ids=lambda diff: diff.label)
@@ -41,7 +41,6 @@ def test_a_step_diff_never_grows_past_its_ceiling(
 
 def test_the_three_diffs_together_never_grow() -> None:
     total = sum(diff.changed for diff in step_diffs())
-    assert sum(CEILINGS.values()) <= TOTAL_CEILING
     assert total <= TOTAL_CEILING, f"the step diffs change {total} lines, over {TOTAL_CEILING}"
 
 

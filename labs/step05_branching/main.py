@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directo
 from commands import Chat, is_command, run_command  # noqa: E402
 from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
 from messages import unanswered_calls, user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
@@ -249,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     except Stopped as stopped:  # while the session was being opened
         to_stderr(f"warning: {stopped.line()} while opening the session")
         return stopped.status
-    except (UsageError, SessionError, TooManyRounds, OutputError, InputError, MemoryError) as error:
+    except (UsageError, SessionError, TooManyRounds, HistoryRefused, OutputError, InputError,
+            MemoryError) as error:  # fmt: skip
         terminal.flush()
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")
