@@ -92,10 +92,13 @@ def test_steps_03_and_04_follow_step05s_leaf_moves(tmp_path: Path) -> None:
         assert path.read_bytes().startswith(before)
 
 
-def test_an_older_step_appending_during_a_step05_run_costs_no_line(tmp_path: Path) -> None:
-    """Steps 03 and 04 take no lock. While a step 05 run is open on a session, step 04 appends a
-    turn to it; step 05 then indexes those lines before its next entry, so no id repeats and
-    the next resume loses neither run's messages (step 04's turn is a branch of its own)."""
+def test_a_writer_that_takes_no_lock_appending_during_a_step05_run_costs_no_line(
+    tmp_path: Path,
+) -> None:
+    """Steps 03 to 05 lock the session they write: while a step 05 run is open on it, step 04
+    is refused in one line and writes nothing. A program that takes no lock (a script, another
+    tool) still gets through; step 05 indexes what it appended before its next entry, so no
+    id repeats and the next resume loses neither's message (the other's is a branch)."""
     assert run(STEP05, tmp_path, "hello\nwhat is 12*8\n").returncode == 0
     path = only_session(tmp_path)
     holder = subprocess.Popen(
@@ -111,7 +114,14 @@ def test_an_older_step_appending_during_a_step05_run_costs_no_line(tmp_path: Pat
         chunk = holder.stdout.read1(4096)
         assert chunk, holder.stderr.read() if holder.stderr else b""
         seen += chunk
-    assert run(STEP04, tmp_path, "hello\n", "--continue").returncode == 0
+    before = path.read_bytes()
+    older = run(STEP04, tmp_path, "hello\n", "--continue")
+    assert older.returncode == 1 and "is in use by another run" in older.stderr
+    assert path.read_bytes() == before
+    hello = {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+    unlocked = {"type": "message", "id": "e7", "parentId": "e6", "message": hello}
+    with path.open("ab") as other:  # the leaf and the next id it read: e6, e7
+        other.write(orjson.dumps(unlocked) + b"\n")
     _, err = holder.communicate(b"what was the result\n", timeout=60)
     assert holder.returncode == 0, err
 
@@ -119,6 +129,6 @@ def test_an_older_step_appending_during_a_step05_run_costs_no_line(tmp_path: Pat
     ids = [record["id"] for record in records]
     assert len(ids) == len(set(ids)), ids
     texts = [r["message"]["content"][0]["text"] for r in records if r["type"] == "message"]
-    assert texts.count("hello") == 2  # step 04's line is kept
+    assert texts.count("hello") == 2  # the other program's line is kept
     resumed = run(STEP05, tmp_path, "", "--continue")
     assert "(resumed: 8 messages restored" in resumed.stdout  # 6, then step 05's turn

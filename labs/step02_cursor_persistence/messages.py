@@ -115,6 +115,7 @@ RESULT_WITHOUT_CALL = (
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
     "with 'tool_calls'. (messages[{index}] answers tool_call_id {id})"
 )
+NOT_A_MESSAGE = "Invalid type for 'messages[{index}]': expected an object, but got {kind} instead."
 SHOWN_IDS = 5  # a file can hold any number of ids, each of any length: the error stays a line
 SHOWN_ID_LENGTH = 40
 
@@ -132,6 +133,9 @@ def history_problem(messages: Sequence[Message]) -> str | None:
     waiting: dict[str, int] = {}  # the last assistant's call ids, and how many results each lacks
     unanswered = 0
     for index, message in enumerate(messages):
+        if not isinstance(message, dict):  # what a careless reader can hand over, as JSON says it
+            kind = {type(None): "null", str: "a string", list: "an array", bool: "a boolean"}
+            return NOT_A_MESSAGE.format(index=index, kind=kind.get(type(message), "a number"))
         if message["role"] == "toolResult":
             call_id = message["toolCallId"]
             if waiting.get(call_id, 0) == 0:  # no such call, or it has its result already

@@ -99,11 +99,15 @@ def encode(path: Path, record: Mapping[str, Any]) -> bytes:
 class SessionFile:
     """The file a run appends to. Created by its first append, unless it exists already."""
 
-    def __init__(self, path: Path, header_line: bytes, *, exists: bool, fsync: bool) -> None:
+    def __init__(
+        self, path: Path, header: SessionHeader | None, *, exists: bool, fsync: bool
+    ) -> None:
         self.path = path
         self.exists = exists  # False until the first append creates the file
         self.fsync = fsync  # after each write, wait until the disk has it (slow; notebook 06)
-        self._header_line = header_line  # written by the append that creates the file
+        # Written by the append that creates the file, as it is then: a field set on the header
+        # before the first save (a fork's parent, say) is written with it.
+        self._header = header
         self._lock_fd: int | None = None  # holds the lock on the file while this run writes
         self._lock_on_create = False  # take the lock when the first append creates the file
         # Which file this is (device, inode) and how far it has been read or written: a file
@@ -119,33 +123,30 @@ class SessionFile:
         """A file to create at the first append. Refused now, before any turn, if it could
         never be written: nothing is created, so a run that saves nothing leaves nothing.
         With `lock`, the file is locked the moment it is created, before its first byte."""
-        header_line = encode(path, header)
+        encode(path, header)  # refuse now what could never be written
         _check_creatable(path)
-        file = cls(path, header_line, exists=False, fsync=fsync)
+        file = cls(path, header, exists=False, fsync=fsync)
         file._lock_on_create = lock
         return file
 
     @classmethod
     def existing(cls, path: Path, *, lock: bool = False, fsync: bool = False) -> SessionFile:
-        """A file to append to. With `lock`, locked before anything is read, until `close`
-        (SessionInUse if another run holds it); then checked that it can be appended to."""
-        file = cls(path, b"", exists=True, fsync=fsync)
+        """A file to append to, once `reading` has read it. With `lock`, locked now, before
+        anything is read, until `close` (SessionInUse if another run holds it)."""
+        file = cls(path, None, exists=True, fsync=fsync)
         if lock:
             file._lock_fd = _hold_lock(path)
-        try:
-            _check_appendable(path)  # learn now, not after the user's first turn
-        except BaseException:
-            file.close()
-            raise
         return file
 
     @contextmanager
     def reading(self) -> Iterator[FileLines]:
         """Read the file (see `read_lines`), and remember which file it was and how far it
-        was read: lines past that point were appended by someone else (`lines_added`)."""
+        was read: lines past that point were appended by someone else (`lines_added`). Then
+        check that it can be appended to: learn now, not after the user's first turn."""
         with read_lines(self.path) as lines:
             yield lines
             self._file, self._size = lines.identity, lines.position()
+        _check_appendable(self.path)
 
     @property
     def locked(self) -> bool:
@@ -169,7 +170,7 @@ class SessionFile:
         flags = _APPEND_FLAGS
         creating = not self.exists
         if creating:  # the first write creates the file, header first
-            line = self._header_line + line
+            line = encode(self.path, cast(SessionHeader, self._header)) + line
             flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
             _make_folder(self.path.parent)
         try:

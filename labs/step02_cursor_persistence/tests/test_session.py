@@ -213,3 +213,13 @@ def test_append_entry_alone_sets_type_id_and_parent(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="itself"):
             session.append_entry("x_lab_test_kind", clash)
     assert not session.path.exists()
+
+
+def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> None:
+    """The header is written by the first save, as it is then: a step may add a field (a fork
+    names its parent) after `create` and before anything is saved."""
+    session = Session.create(tmp_path, session_id="t", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.header["parentSession"] = "/elsewhere/parent.jsonl"  # type: ignore[typeddict-unknown-key]
+    session.append_message(user_text("hello"))
+    first_line = session.path.read_bytes().split(b"\n")[0]
+    assert b'"parentSession":"/elsewhere/parent.jsonl"' in first_line

@@ -289,3 +289,15 @@ def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPat
         demo.main()
     assert out.getvalue() == (STEP_DIR / "expected-output.txt").read_text(encoding="utf-8")
     assert seen and all(history_problem(history) is None for history in seen)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [(None, "null"), ("hi", "a string"), ([], "an array"), (7, "a number")]
+)
+def test_a_value_that_is_not_a_message_is_refused_not_crashed_on(value: object, kind: str) -> None:
+    """A reader that hands over None (a replay that took a model switch for a message) gets
+    the 400 a real API gives, naming the place, not a TypeError deep in the check."""
+    history = [user_text("hello"), value]
+    assert history_problem(history) == (  # type: ignore[arg-type]
+        f"Invalid type for 'messages[1]': expected an object, but got {kind} instead."
+    )

@@ -243,3 +243,13 @@ def test_every_line_the_writer_writes_is_indexed_without_parsing(tmp_path: Path)
     for line in session.path.read_bytes().split(b"\n")[1:-1]:
         match = _ID_AT_START.match(line)
         assert match is not None and match.group(1).decode() == orjson.loads(line)["id"]
+
+
+def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> None:
+    """The header is written by the first save, as it is then: a step may add a field (a fork
+    names its parent) after `create` and before anything is saved."""
+    session = Session.create(tmp_path, session_id="t", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.header["parentSession"] = "/elsewhere/parent.jsonl"  # type: ignore[typeddict-unknown-key]
+    session.append_message(user_text("hello"))
+    first_line = session.path.read_bytes().split(b"\n")[0]
+    assert b'"parentSession":"/elsewhere/parent.jsonl"' in first_line
