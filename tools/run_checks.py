@@ -33,7 +33,7 @@ class Part:
     name: str
     command: list[str]
     cwd: Path
-    # About how long it takes, in seconds: the longest start first, so the cores finish together.
+    # About how many CPU seconds it takes: the heaviest start first, so the cores finish together.
     weight: int = 1
 
 
@@ -45,7 +45,7 @@ def parts() -> Iterator[Part]:
     for step in steps:
         own = ["--own-venv"] if step == steps[-1] else []
         command = [sys.executable, "tools/copy_out.py", *own, str(step.relative_to(LAB_ROOT))]
-        weight = 2 * len(list(step.glob("tests/test_*.py")))
+        weight = 3 * len(list(step.glob("tests/test_*.py"))) // 2
         yield Part(f"tests {step.name} (copied out)", command, LAB_ROOT, weight)
     yield Part(
         "tests course-wide",
@@ -54,7 +54,7 @@ def parts() -> Iterator[Part]:
         weight=12,
     )
     # Real kills, file size limits and two writers: a minute of processes, run beside the rest.
-    yield Part("tests faults", [*PYTEST, "tests/test_faults.py"], LAB_ROOT, weight=30)
+    yield Part("tests faults", [*PYTEST, "tests/test_faults.py"], LAB_ROOT, weight=28)
     yield Part(
         "notebooks (nbval)",
         [
@@ -68,9 +68,9 @@ def parts() -> Iterator[Part]:
             *sorted(str(p.relative_to(LAB_ROOT)) for p in LAB_ROOT.glob("notebooks/*.ipynb")),
         ],
         LAB_ROOT,
-        weight=45,
+        weight=40,
     )
-    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=10)
+    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=16)
 
 
 def run(part: Part) -> tuple[Part, int, str, float, float]:
