@@ -31,9 +31,15 @@ demo: $(INSTALLED)
 
 # Rooted at the lab's folder, so the file browser reaches exercises/ (where you edit) as well
 # as notebooks/; each notebook's kernel still starts in notebooks/, next to labtools.py.
+# As root (a container, a CI image, a cloud notebook) Jupyter refuses to start unless told
+# that root is meant; where there is no browser to open, it prints the address instead of a
+# warning. LAB_ARGS passes more options (LAB_ARGS="--port 8890").
 lab: $(INSTALLED)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. \
-	  --LabApp.default_url=/lab/tree/$(firstword $(NOTEBOOKS))
+	  --LabApp.default_url=/lab/tree/$(firstword $(NOTEBOOKS)) \
+	  $(if $(filter 0,$(shell id -u)),--ServerApp.allow_root=True) \
+	  $(if $(shell $(PY) -c 'import webbrowser; webbrowser.get()' 2>/dev/null || echo none),--no-browser) \
+	  $(LAB_ARGS)
 
 check: $(INSTALLED)
 	@$(PY) tools/run_checks.py

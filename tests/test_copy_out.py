@@ -1,50 +1,124 @@
 """A reader copies one step folder alone and it must run: its demo and its own tests.
 
-This is the promise the contract makes to readers; it breaks silently the moment a step
-reaches outside its folder (a shared helper, a path to ../, a file only the repo has).
+`make check` proves it for every step with tools/copy_out.py: each step's suite runs once,
+in a copy made alone in an empty directory, and the demo runs there from another directory,
+byte for byte its expected-output.txt (the newest step with only its own requirements.txt
+installed). Here, small made-up steps prove that the copy-out check can fail for each way a
+step can break out of its folder, and passes a step that does not.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
-from conftest import STEPS, step_ids
+from conftest import LAB_ROOT
 
-LEFTOVERS = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".sessions", "*.pyc")
-
-
-@pytest.fixture(params=STEPS, ids=step_ids(STEPS))
-def copied_step(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path]:
-    original: Path = request.param
-    copy = tmp_path / "reader" / original.name
-    shutil.copytree(original, copy, ignore=LEFTOVERS)
-    return original, copy
+COPY_OUT = LAB_ROOT / "tools" / "copy_out.py"
+DEMO = 'print("hello, reader")\n'
+TEST = "def test_it():\n    assert 1 + 1 == 2\n"
 
 
-def test_demo_prints_expected_output_from_any_directory(
-    copied_step: tuple[Path, Path], tmp_path: Path
-) -> None:
-    original, copy = copied_step
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    done = subprocess.run(
-        [sys.executable, str(copy / "demo.py")], cwd=elsewhere, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == (original / "expected-output.txt").read_text(encoding="utf-8")
+def make_step(folder: Path, demo: str = DEMO, tests: dict[str, str] | None = None) -> Path:
+    step = folder / "labs" / "step99_example"
+    (step / "tests").mkdir(parents=True)
+    (step / "demo.py").write_text(demo)
+    (step / "expected-output.txt").write_text("hello, reader\n")
+    for name, text in (tests if tests is not None else {"test_it.py": TEST}).items():
+        (step / "tests" / name).write_text(text)
+    return step
 
 
-def test_own_tests_pass_in_the_copy(copied_step: tuple[Path, Path]) -> None:
-    _, copy = copied_step
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=copy,
+@cache
+def copy_out_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("copy_out", COPY_OUT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def copy_out(step: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(COPY_OUT), str(step)],
+        cwd=step,
         capture_output=True,
         text=True,
+        timeout=120,
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout
+
+
+def test_a_step_that_stays_in_its_folder_passes(tmp_path: Path) -> None:
+    done = copy_out(make_step(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("1 passed in ")
+    assert "demo matches; in a copy made alone" in done.stdout
+
+
+def test_leftovers_of_a_run_are_not_copied(tmp_path: Path) -> None:
+    """A reader copies the code, not the sessions an earlier run left in the folder."""
+    looking = "from pathlib import Path\n\ndef test_it():\n    " + (
+        "assert not (Path(__file__).parents[1] / '.sessions').exists()\n"
+    )
+    step = make_step(tmp_path, tests={"test_it.py": looking})
+    (step / ".sessions").mkdir()
+    done = copy_out(step)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+BROKEN_DEMOS = {
+    "prints something else": 'print("hello, world")\n',
+    "differs in one byte": 'print("hello, reader", end="\\r\\n")\n',
+    "needs its own folder as cwd": "open('expected-output.txt')\nprint('hello, reader')\n",
+    "fails after printing": "import sys\nprint('hello, reader')\nsys.exit(3)\n",
+}
+
+
+@pytest.mark.parametrize("why", BROKEN_DEMOS)
+def test_a_demo_that_breaks_is_caught(tmp_path: Path, why: str) -> None:
+    """The demo check alone, called in this process: the run below proves it is the one
+    copy_out.py makes, and it fails the whole run."""
+    step = make_step(tmp_path, demo=BROKEN_DEMOS[why])
+    copy, elsewhere = tmp_path / "reader" / step.name, tmp_path / "elsewhere"
+    shutil.copytree(step, copy)
+    elsewhere.mkdir()
+    assert not copy_out_module().check_demo(Path(sys.executable), step, copy, elsewhere), why
+
+
+def test_a_broken_demo_fails_the_run_even_when_the_tests_pass(tmp_path: Path) -> None:
+    done = copy_out(make_step(tmp_path, demo=BROKEN_DEMOS["prints something else"]))
+    assert done.returncode == 1
+    assert "FAIL demo.py of the copy" in done.stdout
+    assert "+hello, world" in done.stdout  # the diff shows what it printed instead
+    assert done.stdout.splitlines()[-1].startswith("1 passed in ")
+
+
+def test_a_test_that_reaches_outside_the_folder_is_caught(tmp_path: Path) -> None:
+    """It passes in place (the lab has the file next to the step), not in the copy."""
+    reaching = "from pathlib import Path\n\ndef test_it():\n    " + (
+        "assert (Path(__file__).parents[2] / 'shared.txt').exists()\n"
+    )
+    step = make_step(tmp_path, tests={"test_it.py": reaching})
+    (step.parent / "shared.txt").write_text("only the lab has this")
+    in_place = subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=step, capture_output=True)
+    assert in_place.returncode == 0
+    done = copy_out(step)
+    assert done.returncode == 1 and "1 failed" in done.stdout.splitlines()[-1]
+
+
+NO_PROOF = {
+    "no test files (pytest's exit status 5)": {},
+    "every test skipped": {"test_it.py": "import pytest\n\n@pytest.mark.skip\n" + TEST},
+}
+
+
+@pytest.mark.parametrize("why", NO_PROOF)
+def test_a_step_whose_tests_prove_nothing_fails(tmp_path: Path, why: str) -> None:
+    done = copy_out(make_step(tmp_path, tests=NO_PROOF[why]))
+    assert done.returncode == 1, why

@@ -1,5 +1,5 @@
-"""Each step folder holds what a reader is promised: a README, a demo and its output, tests, and
-(from step 02) main.py. See README.md, "Copying a step out"."""
+"""Each step folder holds what a reader is promised: a README, a demo and its output, tests, its
+own requirements.txt, and (from step 02) main.py. See README.md, "Copying a step out"."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import STEPS, step_ids
 
-REQUIRED = ["README.md", "demo.py", "expected-output.txt", "tests"]
+REQUIRED = ["README.md", "demo.py", "expected-output.txt", "requirements.txt", "tests"]
 
 
 @pytest.mark.parametrize("step", STEPS, ids=step_ids(STEPS))

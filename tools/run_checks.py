@@ -1,11 +1,12 @@
 """What `make check` runs: every part of the lab's checks, one line of verdict each.
 
 Each step's tests run in their own pytest process, because every step has modules of the same
-names (`session.py`, `loop.py`...) that would shadow each other in one interpreter. A failing
+names (`session.py`, `loop.py`...) that would shadow each other in one interpreter, and in a
+copy of the step folder made alone in a temporary directory (tools/copy_out.py). A failing
 part prints the end of its output under its verdict line; the last line counts the parts, and
 any failure makes the exit status non-zero.
 
-    python tools/run_checks.py            all parts, two at a time
+    python tools/run_checks.py            all parts, one more at a time than there are cores
     python tools/run_checks.py --jobs 1   one at a time (slower, quieter machine)
     python tools/run_checks.py notebooks  only the parts whose name contains "notebooks"
 """
@@ -32,21 +33,28 @@ class Part:
     name: str
     command: list[str]
     cwd: Path
-    heavy: bool = False  # started first, so that two cores finish together
+    # About how many CPU seconds it takes: the heaviest start first, so the cores finish together.
+    weight: int = 1
 
 
 def parts() -> Iterator[Part]:
     yield Part("ruff", [sys.executable, "-m", "ruff", "check", "."], LAB_ROOT)
-    for step in sorted((LAB_ROOT / "labs").glob("step[0-9][0-9]_*")):
-        yield Part(f"tests {step.name}", PYTEST, step)
+    # Each step's suite runs once, in a copy of the folder made alone (tools/copy_out.py), so
+    # passing proves the step copies out; the newest runs with only its own requirements.txt.
+    steps = sorted((LAB_ROOT / "labs").glob("step[0-9][0-9]_*"))
+    for step in steps:
+        own = ["--own-venv"] if step == steps[-1] else []
+        command = [sys.executable, "tools/copy_out.py", *own, str(step.relative_to(LAB_ROOT))]
+        weight = 3 * len(list(step.glob("tests/test_*.py"))) // 2
+        yield Part(f"tests {step.name} (copied out)", command, LAB_ROOT, weight)
     yield Part(
         "tests course-wide",
         [*PYTEST, "tests", "--ignore=tests/test_faults.py"],
         LAB_ROOT,
-        heavy=True,
+        weight=12,
     )
     # Real kills, file size limits and two writers: a minute of processes, run beside the rest.
-    yield Part("tests faults", [*PYTEST, "tests/test_faults.py"], LAB_ROOT, heavy=True)
+    yield Part("tests faults", [*PYTEST, "tests/test_faults.py"], LAB_ROOT, weight=28)
     yield Part(
         "notebooks (nbval)",
         [
@@ -60,24 +68,37 @@ def parts() -> Iterator[Part]:
             *sorted(str(p.relative_to(LAB_ROOT)) for p in LAB_ROOT.glob("notebooks/*.ipynb")),
         ],
         LAB_ROOT,
-        heavy=True,
+        weight=40,
     )
-    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT)
+    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=16)
 
 
-def run(part: Part) -> tuple[Part, int, str, float]:
+def run(part: Part) -> tuple[Part, int, str, float, float]:
+    """Run one part; its exit status, output, and the wall and CPU seconds it took (the CPU
+    time of the part and every process it waited for: on two cores, what the sum of all parts'
+    CPU time is over two is as fast as `make check` can be)."""
     started = time.perf_counter()
     # Plugins are loaded only where asked for (-p): importing nbval costs seconds, and every
-    # step's test run (and every copy-out run below them) would otherwise pay for it.
+    # step's test run would otherwise pay for it.
     environment = {
         **os.environ,
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
-    done = subprocess.run(
-        part.command, cwd=part.cwd, capture_output=True, text=True, env=environment
+    process = subprocess.Popen(
+        part.command,
+        cwd=part.cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
     )
-    return part, done.returncode, done.stdout + done.stderr, time.perf_counter() - started
+    with process.stdout:
+        output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return part, process.returncode, output, time.perf_counter() - started, cpu
 
 
 def summary(output: str) -> str:
@@ -88,25 +109,30 @@ def summary(output: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--jobs", type=int, default=2)
+    # Most parts spend some of their time waiting on a child (a sleep, a pipe): one part more
+    # than there are cores keeps every core busy.
+    parser.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 1)
     parser.add_argument("only", nargs="*", help="run only parts whose name contains one of these")
     args = parser.parse_args()
     selected = [p for p in parts() if not args.only or any(o in p.name for o in args.only)]
 
-    failed = 0
+    failed, began, total_cpu = 0, time.perf_counter(), 0.0
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        heavy_first = sorted(selected, key=lambda p: not p.heavy)
-        started = {part.name: pool.submit(run, part) for part in heavy_first}
-        for part, code, output, seconds in (started[p.name].result() for p in selected):
+        longest_first = sorted(selected, key=lambda p: -p.weight)
+        started = {part.name: pool.submit(run, part) for part in longest_first}
+        for part, code, output, seconds, cpu in (started[p.name].result() for p in selected):
             # pytest's exit status 5 means it collected no tests: for a check, that is a failure.
             ok = code == 0
             failed += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {part.name:40} {seconds:5.1f} s  {summary(output)}")
+            total_cpu += cpu
+            verdict = "ok  " if ok else "FAIL"
+            print(f"{verdict} {part.name:44} {seconds:5.1f} s {cpu:5.1f} s cpu  {summary(output)}")
             if not ok:
                 for line in output.strip().splitlines()[-TAIL_LINES:]:
                     print(f"     | {line}")
             sys.stdout.flush()
-    print(f"check: {len(selected) - failed} passed, {failed} failed")
+    took = f"{time.perf_counter() - began:.0f} s, {total_cpu:.0f} s cpu"
+    print(f"check: {len(selected) - failed} passed, {failed} failed ({took})")
     return 1 if failed or not selected else 0
 
 

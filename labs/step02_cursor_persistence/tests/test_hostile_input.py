@@ -21,6 +21,14 @@ from conftest import stop_signals_at_default
 STEP_DIR = Path(__file__).resolve().parent.parent
 MAIN = [sys.executable, str(STEP_DIR / "main.py")]
 
+# Facilities only Linux has: a test that needs one skips, saying which, where it is missing.
+NEEDS_PROC = pytest.mark.skipif(
+    not Path("/proc/self/status").exists(), reason="reads peak memory in /proc (Linux only)"
+)
+NEEDS_DEV_FULL = pytest.mark.skipif(
+    not Path("/dev/full").exists(), reason="needs /dev/full, where every write fails (Linux only)"
+)
+
 
 def run(cwd: Path, stdin: bytes, *args: str, **options: object) -> subprocess.CompletedProcess:
     streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
@@ -62,6 +70,7 @@ def test_a_line_over_the_input_limit_is_refused_and_the_next_one_runs(tmp_path: 
     assert saved_texts(tmp_path / ".sessions") == ["what is 2*3"]
 
 
+@NEEDS_PROC
 def test_endless_input_without_a_newline_runs_in_bounded_memory(tmp_path: Path) -> None:
     """`main.py < /dev/zero`: it reads on forever, as `cat` would, but never holds it all."""
     with open("/dev/zero", "rb") as zeros:
@@ -96,6 +105,7 @@ def test_commands_are_never_messages(tmp_path: Path) -> None:
     assert saved_texts(tmp_path / ".sessions") == ["hello"]
 
 
+@NEEDS_DEV_FULL
 def test_standard_output_failing_from_the_start_is_one_error_line(tmp_path: Path) -> None:
     """/dev/full fails every write, as a full disk under a log file would."""
     with open("/dev/full", "w") as full:

@@ -1,0 +1,141 @@
+"""Copy one step folder alone into an empty directory and use it as a reader would.
+
+A reader copies a step as the start of their own agent, so the copy must run with nothing
+around it: `demo.py`, started from another directory, prints exactly its
+`expected-output.txt`, and the step's own tests pass in the copy. This breaks silently the
+moment a step reaches outside its folder (a shared helper, a path to ../, a file only the lab
+has). `make check` runs each step's suite this way and only this way: the one run of a
+step's tests is the one that proves the step copies out.
+
+    python tools/copy_out.py labs/step03_continue            with this interpreter (.venv)
+    python tools/copy_out.py --own-venv labs/step05_branching
+
+With --own-venv the copy runs in a virtual environment holding only the step's own
+`requirements.txt` (made once under .venv/step-venvs/, named by a hash of that file and the
+Python it was made with, and reused while neither changes): what a reader gets who installs
+that file and nothing else. Exit status 0 only when the demo matched and pytest ran tests
+and passed (its status 5, "no tests collected", is a failure here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+LAB_ROOT = Path(__file__).resolve().parent.parent
+STEP_VENVS = LAB_ROOT / ".venv" / "step-venvs"
+# What running a step leaves in its folder, which a reader would not copy.
+LEFTOVERS = shutil.ignore_patterns(
+    "__pycache__", ".pytest_cache", ".hypothesis", ".sessions", "*.pyc"
+)
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$")
+
+
+def pinned(lines: list[str]) -> set[str]:
+    """name==version lines, names normalised as pip compares them."""
+    found = set()
+    for line in lines:
+        match = PIN.match(line.split("#", 1)[0].strip())
+        if match:
+            found.add(f"{re.sub(r'[-_.]+', '-', match[1]).lower()}=={match[2]}")
+    return found
+
+
+def own_venv(step: Path) -> Path:
+    """The Python of a virtual environment holding only `step/requirements.txt`."""
+    requirements = step / "requirements.txt"
+    key = hashlib.sha256(
+        requirements.read_bytes() + sys.version.encode() + sys.base_prefix.encode()
+    ).hexdigest()[:16]
+    home = STEP_VENVS / f"{step.name}-{key}"
+    python = home / "bin" / "python"
+    done = home / "installed-requirements.txt"
+    if done.exists():
+        return python
+    for stale in STEP_VENVS.glob(f"{step.name}-*"):  # made from an older requirements.txt
+        shutil.rmtree(stale, ignore_errors=True)
+    print(f"installing {requirements.relative_to(LAB_ROOT)} alone into {home} (once)", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run([*pip, "install", "--quiet", "-r", str(requirements)], check=True)
+    # Everything installed must be pinned there: a dependency the file forgot would have
+    # come in at whatever version the index has today.
+    frozen = subprocess.run([*pip, "freeze"], capture_output=True, text=True, check=True)
+    unpinned = pinned(frozen.stdout.splitlines()) - pinned(requirements.read_text().splitlines())
+    if unpinned:
+        shutil.rmtree(home)
+        sys.exit(f"{requirements} does not pin what installing it brought in: {sorted(unpinned)}")
+    shutil.copyfile(requirements, done)
+    return python
+
+
+def check_demo(python: Path, original: Path, copy: Path, elsewhere: Path) -> bool:
+    done = subprocess.run([str(python), str(copy / "demo.py")], cwd=elsewhere, capture_output=True)
+    expected = (original / "expected-output.txt").read_bytes()
+    if done.returncode == 0 and done.stdout == expected:
+        return True
+    print(f"FAIL demo.py of the copy, run from another directory (exit {done.returncode}):")
+    diff = difflib.unified_diff(
+        expected.decode(errors="replace").splitlines(),
+        done.stdout.decode(errors="replace").splitlines(),
+        "expected-output.txt",
+        "demo.py's output",
+        lineterm="",
+    )
+    print("\n".join(list(diff)[:40]))
+    print(done.stderr.decode(errors="replace")[-2000:])
+    return False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("step", type=Path, help="a step folder, e.g. labs/step03_continue")
+    parser.add_argument(
+        "--own-venv", action="store_true", help="run with only the step's requirements.txt"
+    )
+    args = parser.parse_args()
+    original = args.step.resolve()
+    environment = dict(os.environ)
+    python = Path(sys.executable)
+    if args.own_venv:
+        python = own_venv(original)
+        # A reader's pytest loads the plugins their environment has (here: hypothesis's).
+        environment.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+
+    with tempfile.TemporaryDirectory(prefix="lab-copy-out-") as folder:
+        copy = Path(folder) / "reader" / original.name
+        shutil.copytree(original, copy, ignore=LEFTOVERS)
+        elsewhere = Path(folder) / "elsewhere"
+        elsewhere.mkdir()
+        demo_ok = check_demo(python, original, copy, elsewhere)
+        tests = subprocess.run(
+            [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            cwd=copy,
+            env=environment,
+            capture_output=True,
+            text=True,
+        )
+    output = (tests.stdout + tests.stderr).rstrip()
+    lines = [line.strip("= ") for line in output.splitlines() if line.strip()]
+    verdict = lines[-1] if lines else "pytest printed nothing"
+    tests_ok = tests.returncode == 0 and " passed" in verdict
+    if not tests_ok:
+        print(output[-6000:])
+        if tests.returncode == 5:
+            print("FAIL pytest collected no tests in the copy")
+    where = "its own requirements.txt only" if args.own_venv else "the lab's environment"
+    demo = "demo matches" if demo_ok else "DEMO DIFFERS"
+    print(f"{verdict}; {demo}; in a copy made alone ({where})")
+    return 0 if demo_ok and tests_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
