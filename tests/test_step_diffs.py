@@ -65,3 +65,18 @@ def test_the_count_sees_a_change_and_ignores_tests_and_the_demo(tmp_path: Path) 
 
 def test_the_step_folders_exist() -> None:
     assert step_folder("step02").name == "step02_cursor_persistence"
+
+
+def test_the_readme_table_shows_each_diff_as_it_is() -> None:
+    """The step table's last column is what a reader checks first: it must not go stale."""
+    rows = {
+        line.split("|")[1].strip(): line.rstrip(" |").rsplit("|", 1)[-1].strip()
+        for line in (LAB_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().isdigit()
+    }
+    for diff in step_diffs():
+        shown = rows[str(int(diff.newer.name[4:6]))]
+        assert shown == f"{diff.changed} ({diff.budget})", (
+            f"README shows {shown!r} for step {diff.newer.name[4:6]}; "
+            f"it is {diff.changed} ({diff.budget}): python tools/step_diffs.py"
+        )

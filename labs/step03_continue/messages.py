@@ -91,16 +91,20 @@ def tool_calls(message: Message) -> list[ToolCallBlock]:
 
 
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
-    """The tool calls of the last assistant message that no toolResult after it answers.
+    """The tool calls at the end of the conversation that no toolResult answers.
 
     A model API rejects a history in which a tool call has no result, and a process that
-    dies while a tool runs leaves exactly that at the end of the conversation.
+    dies while a tool runs leaves exactly that at the end: the last assistant message,
+    followed by nothing but the results it got. Stop here: once a user's line comes after
+    it, the call is in the middle, and a result appended at the end would not answer it.
     """
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index]["role"] == "assistant":
-            later = messages[index + 1 :]
-            answered = {m["toolCallId"] for m in later if m["role"] == "toolResult"}
+        role = messages[index]["role"]
+        if role == "assistant":
+            answered = {m["toolCallId"] for m in messages[index + 1 :]}  # results, all of them
             return [call for call in tool_calls(messages[index]) if call["id"] not in answered]
+        if role != "toolResult":
+            return []  # a user's line after the call: not the end of the path
     return []
 
 

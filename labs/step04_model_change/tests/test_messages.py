@@ -22,12 +22,14 @@ import pytest
 from loop import run_turn
 from messages import (
     Message,
+    assistant_message,
     history_problem,
     preview,
     printable,
     text_of,
     tool_calls,
     tool_result,
+    unanswered_calls,
     user_text,
 )
 from model import Done, HistoryRefused, ScriptedModel, TextDelta
@@ -199,3 +201,12 @@ def test_preview_reads_only_the_words_it_shows() -> None:
     started = time.perf_counter()
     assert preview(message) == "word " * 7 + "word…"
     assert time.perf_counter() - started < 0.1
+
+
+def test_a_call_followed_by_a_users_line_is_not_at_the_end() -> None:
+    """The repair answers a call a kill left at the end; a call a later line follows is in the
+    middle, where an appended result would answer nothing (a chat API still refuses it)."""
+    call = {"type": "toolCall", "id": "call_1", "name": "calc", "arguments": {"expression": "1"}}
+    asked = assistant_message("Let me calculate that.", [call])  # type: ignore[list-item]
+    assert [c["id"] for c in unanswered_calls([user_text("q"), asked])] == ["call_1"]
+    assert unanswered_calls([user_text("q"), asked, user_text("hello")]) == []
