@@ -111,7 +111,7 @@ def read_session(path: Path | str) -> SessionReading:
     with read_lines(Path(path)) as lines:
         for number, line in enumerate(lines.lines(), start=2):
             try:
-                record = None if line is None else orjson.loads(line)
+                record = orjson.loads(line) if isinstance(line, bytes) else None  # else TooLong
             except orjson.JSONDecodeError:
                 raise SessionError(f"{path} is not JSON Lines: line {number}") from None
             if not _is_entry(record):

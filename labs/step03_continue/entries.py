@@ -70,8 +70,8 @@ def parse_entry(line: bytes) -> Entry | None:
     kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
     if not isinstance(kind, str) or kind == "header" or not isinstance(entry_id_, str):
         return None
-    if parent is not None and not isinstance(parent, str):
-        return None
+    if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
+        return None  # a key lost to one flipped byte is damage, never a new root
     if kind == "message" and not _is_message(record.get("message")):
         return None
     return record  # a kind we do not know passes through; build_context follows its parentId

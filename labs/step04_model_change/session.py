@@ -186,7 +186,7 @@ class Session:
         line counts cannot be trusted. The loop guards against ids it did not number."""
         if self._next_number is None:  # one past the largest e<N>: resuming need not wait for it
             self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
-        while (candidate := entry_id(self._next_number)) in self.entries:
+        while self.entries.is_taken(candidate := entry_id(self._next_number)):
             self._next_number += 1
         self._next_number += 1
         return candidate

@@ -61,7 +61,7 @@ def holds_a_message(path: Path | str) -> bool:
     """True once a message entry is found: usually on the second line, so this is cheap."""
     with read_lines(Path(path)) as lines:
         for line in lines.lines():
-            entry = None if line is None else parse_entry(line)
+            entry = parse_entry(line) if isinstance(line, bytes) else None
             if entry is not None and entry["type"] == "message":
                 return True
     return False

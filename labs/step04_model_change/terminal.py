@@ -99,7 +99,11 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
     while True:
         terminal.write("you> ")
         terminal.flush()
-        raw = _next_raw_line(stdin, MAX_INPUT_BYTES + 1)
+        try:
+            raw = _next_raw_line(stdin, MAX_INPUT_BYTES + 1)
+        except InputError:
+            terminal.say("")  # end the prompt's line: the error is a line of its own
+            raise
         if not raw:
             terminal.say("")
             return None

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, MutableMapping
 
 from entries import Entry, parse_entry
+from session_file import Line, TooLong
 
 
 class EntryIndex(MutableMapping[str, Entry]):
@@ -32,15 +33,15 @@ class EntryIndex(MutableMapping[str, Entry]):
         # program's entry it has not finished writing: its id is taken, usable here or not.
         self._damaged_ids: set[str] = set()
 
-    def add_lines(self, lines: list[bytes | None]) -> None:
-        """Index a batch of lines, in file order (None: a line too long to read).
+    def add_lines(self, lines: list[Line]) -> None:
+        """Index a batch of lines, in file order.
 
         The common case costs a few C calls for the whole batch, not a few Python ones per
         line: every line starts the writer's way, every id is ASCII, none is indexed already.
         Anything else goes line by line through `add_line`. Either way the index comes out
         the same, wherever the batches begin and end (a property test checks it).
         """
-        try:  # a line of another shape gives no match, and None[1] raises TypeError
+        try:  # a line of another shape gives no match (None[1]), TooLong no string: TypeError
             ids = b'"'.join(map(_SECOND, map(_ID_AT_START.match, lines)))  # type: ignore[arg-type]
         except TypeError:
             ids = None
@@ -52,11 +53,16 @@ class EntryIndex(MutableMapping[str, Entry]):
         for line in lines:
             self.add_line(line)
 
-    def add_line(self, line: bytes | None) -> None:
-        """Index one line of the file (None: a line too long to read)."""
-        match = None if line is None else _ID_AT_START.match(line)
+    def add_line(self, line: Line) -> None:
+        """Index one line of the file."""
+        if isinstance(line, TooLong):  # damaged, but an id at its start is taken all the same
+            self.damaged += 1
+            if found := _ID_AT_START.match(line.head):
+                self._damaged_ids.add(found.group(1).decode("utf-8", "surrogateescape"))
+            return
+        match = _ID_AT_START.match(line)
         if match is None:  # not the writer's shape (or not an entry): parse it now
-            entry = None if line is None else parse_entry(line)
+            entry = parse_entry(line)
             if entry is None:
                 self.damaged += 1
                 return
@@ -67,6 +73,10 @@ class EntryIndex(MutableMapping[str, Entry]):
             self.damaged += 1  # ids are unique: the first usable line with an id wins
             return
         self._items[key] = value
+
+    def is_taken(self, key: str) -> bool:
+        """Whether some line of the file has this id, usable, unchecked or damaged."""
+        return key in self._items or key in self._damaged_ids
 
     def last_usable(self) -> str | None:
         """The leaf of a file just read: its last usable entry, of any kind."""

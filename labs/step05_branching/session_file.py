@@ -39,6 +39,7 @@ MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first 
 # program never writes a file it cannot read back.
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 _READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
+_HEAD_BYTES = 4096  # what is kept of a line too long to read: where the writer puts the id
 
 
 class SessionHeader(TypedDict):
@@ -227,7 +228,7 @@ class SessionFile:
             return b"\n" + line
         return line
 
-    def lines_added(self) -> Iterator[list[bytes | None]]:
+    def lines_added(self) -> Iterator[list[Line]]:
         """The lines another program appended since this run last read or wrote the file.
 
         Stop here: the lock keeps out runs that take it, not a program that does not (an older
@@ -253,15 +254,26 @@ class SessionFile:
 
 
 @dataclass(frozen=True)
+class TooLong:
+    """A line over MAX_ENTRY_BYTES, read past in bounded pieces. Its content is lost, but not
+    its first bytes: the id there is still taken, and a new entry must never be given it."""
+
+    head: bytes
+
+
+Line = bytes | TooLong
+
+
+@dataclass(frozen=True)
 class FileLines:
     """A session file being read: its header, checked, and the lines after it."""
 
     header: SessionHeader
-    batches: Iterator[list[bytes | None]]  # the lines, a chunk at a time (None: too long)
+    batches: Iterator[list[Line]]  # the lines, a chunk at a time
     identity: tuple[int, int]  # (device, inode) of the file read
     _file: BinaryIO
 
-    def lines(self) -> Iterator[bytes | None]:
+    def lines(self) -> Iterator[Line]:
         """The same lines one at a time, for a reader that may stop at the first it wants."""
         for batch in self.batches:
             yield from batch
@@ -287,31 +299,35 @@ def read_header(path: Path) -> SessionHeader:
         return _parse_header(path, _read_first_line(path, file))
 
 
-def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[bytes | None]]:
+def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:
     """The lines left in `file`, a chunk's worth at a time, split on b"\\n" only (without
-    it), each at most MAX_ENTRY_BYTES long. A longer line comes out as None: it is read past in
-    bounded pieces, never held whole. Each chunk is split by one C call."""
+    it), each at most MAX_ENTRY_BYTES long. A longer line comes out as TooLong: it is read past
+    in bounded pieces, never held whole. Each chunk is split by one C call."""
     # Stop here: bytes.split(b"\n") splits on b"\n" and nothing else. str.splitlines() would
     # also split on \x85, U+2028 and U+2029, which JSON leaves unescaped in strings: a
     # message holding one would become two broken lines.
-    pending, too_long = b"", False  # the unfinished last line of the chunks read so far
+    pending = b""  # the unfinished last line of the chunks read so far
+    head: bytes | None = None  # its first bytes, once it is known to be too long
     try:
         while chunk := file.read(_READ_CHUNK):
-            lines: list[bytes | None] = chunk.split(b"\n")  # type: ignore[assignment]
+            lines: list[Line] = chunk.split(b"\n")  # type: ignore[assignment]
             tail = cast(bytes, lines.pop())  # the start of a line the next chunk goes on with
             if lines:  # the unfinished line ends in this chunk: the first line here
-                first = None if too_long else pending + cast(bytes, lines[0])
-                lines[0] = None if first is None or len(first) > MAX_ENTRY_BYTES else first
-                pending, too_long = tail, False
+                first = pending + cast(bytes, lines[0]) if head is None else b""
+                if head is not None or len(first) > MAX_ENTRY_BYTES:
+                    lines[0] = TooLong(first[:_HEAD_BYTES] if head is None else head)
+                else:
+                    lines[0] = first
+                pending, head = tail, None
                 yield lines  # every other line is whole in the chunk: shorter than the bound
-            elif not too_long:
+            elif head is None:
                 pending += tail
-            if len(pending) > MAX_ENTRY_BYTES:  # let it go; remember its end is damage
-                pending, too_long = b"", True
+            if head is None and len(pending) > MAX_ENTRY_BYTES:  # let it go; keep its start
+                pending, head = b"", pending[:_HEAD_BYTES]
     except OSError as error:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    if pending or too_long:  # the last line, without its \n: torn, or complete but unended
-        yield [None if too_long else pending]
+    if pending or head is not None:  # the last line, without its \n: torn, or complete but unended
+        yield [pending if head is None else TooLong(head)]
 
 
 @contextmanager
@@ -365,6 +381,7 @@ def _read_first_line(path: Path, file: BinaryIO) -> bytes:
 
 
 def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
+    first_line = first_line.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
     if not first_line:
         raise UnusableSessionFile(path, "not a session (empty file)")
     record = _parse_json(first_line) if first_line.endswith(b"\n") else None
@@ -516,6 +533,8 @@ def _check_creatable(path: Path) -> None:
         longest = os.pathconf(folder, "PC_NAME_MAX")
         if any(len(os.fsencode(name)) > longest for name in missing):
             raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        if len(os.fsencode(path.absolute())) >= os.pathconf(folder, "PC_PATH_MAX"):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))  # the whole path
         if not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
             raise OSError(errno.EACCES, os.strerror(errno.EACCES))
     except OSError as error:

@@ -17,10 +17,11 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import session_file as session_module
+import session_file as layer
 from entry_index import EntryIndex
 from messages import user_text
 from session import Session
+from session_file import TooLong
 
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
@@ -163,17 +164,20 @@ def test_where_the_chunks_split_the_file_changes_nothing(
     bound = chunk + longer  # as in the reader, a chunk is never longer than the line bound
     by_line = EntryIndex()
     pieces = data.split(b"\n")
+    head = max(1, bound // 2)  # as in the reader, what is kept of a long line is under the bound
     for line in pieces[:-1] if pieces[-1] == b"" else pieces:  # a last line without its \n too
-        by_line.add_line(None if len(line) > bound else line)
+        by_line.add_line(TooLong(line[:head]) if len(line) > bound else line)
     by_chunk = EntryIndex()
-    saved = session_module._READ_CHUNK, session_module.MAX_ENTRY_BYTES
-    session_module._READ_CHUNK, session_module.MAX_ENTRY_BYTES = chunk, bound
+    saved = layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES
+    layer._READ_CHUNK, layer.MAX_ENTRY_BYTES = chunk, bound
+    layer._HEAD_BYTES = head
     try:
-        for batch in session_module._line_batches(Path("x"), io.BytesIO(data)):
+        for batch in layer._line_batches(Path("x"), io.BytesIO(data)):
             by_chunk.add_lines(batch)
     finally:
-        session_module._READ_CHUNK, session_module.MAX_ENTRY_BYTES = saved
+        layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES = saved
     assert list(by_chunk._items.items()) == list(by_line._items.items())
     assert by_chunk.damaged == by_line.damaged
+    assert by_chunk.ids() == by_line.ids()  # a long line's id is taken either way
     assert list(by_chunk.items()) == list(by_line.items())  # every line parsed and checked
     assert by_chunk.damaged == by_line.damaged
