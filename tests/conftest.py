@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
+
+import pytest
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 STEPS = sorted(p for p in (LAB_ROOT / "labs").glob("step[0-9][0-9]_*") if p.is_dir())
@@ -11,3 +15,19 @@ NOTEBOOKS = sorted((LAB_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 def step_ids(steps: list[Path]) -> list[str]:
     return [step.name for step in steps]
+
+
+@pytest.fixture
+def without_root_override() -> list[str]:
+    """A command prefix that takes away root's power to write anywhere (none for other users).
+
+    A test of an unwritable folder passes vacuously as root, which CI machines often are:
+    setpriv drops the capabilities that override file permissions, for that one process.
+    """
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv")
+    dropped = "-dac_override,-dac_read_search"
+    return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]

@@ -1,7 +1,8 @@
 """What `make bench` runs: the lab's figures at scale, side by side, in one run.
 
-- step 05's bench.py (in its own processes): a 100,000-entry session with branches, resumed,
-  against the floor of parsing every line with orjson, and peak memory against the file;
+- tools/session_bench.py on step 05 (in its own processes): a 100,000-entry session with
+  branches, resumed, against the floor of parsing every line with orjson, and peak memory
+  against the file;
 - step 01's append costs at 100 and 10,000 messages: what one more message costs a snapshot
   (rewrite everything) and a ledger (append a line), the choice everything else builds on.
 
@@ -37,7 +38,7 @@ def main() -> int:
     print("step 05: generating and resuming a 100,000-entry session...")
     resume = json.loads(
         subprocess.run(
-            [sys.executable, str(STEP05 / "bench.py"), "--json"],
+            [sys.executable, str(LAB_ROOT / "tools" / "session_bench.py"), "--json"],
             capture_output=True,
             text=True,
             check=True,

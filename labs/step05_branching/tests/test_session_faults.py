@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -156,21 +154,6 @@ def test_fsync_syncs_every_append_and_the_folder_when_the_file_is_created(
     synced.clear()
     Session.open(session.path, fsync=True).session.append_message(user_text("three"))
     assert synced == [file]
-
-
-def test_bench_prints_the_cost_of_fsync(tmp_path: Path) -> None:
-    """Figures only: a timing is never asserted, it depends on the disk."""
-    done = subprocess.run(
-        [sys.executable, str(STEP_DIR / "bench.py"), "--fsync-cost", "--appends", "5", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    figures = orjson.loads(done.stdout)
-    assert set(figures) == {"appends", "plain_seconds", "fsync_seconds", "ratio"}
-    assert figures["plain_seconds"] > 0 and figures["fsync_seconds"] > 0
-    assert list(tmp_path.iterdir()) == []  # its sessions were temporary
 
 
 def test_a_line_being_written_when_this_run_opened_never_lends_its_id(saved: Saved) -> None:

@@ -1,4 +1,4 @@
-"""bench.py refuses an argument it cannot use in one line, never with a traceback."""
+"""session_bench.py refuses an argument it cannot use in one line, never with a traceback."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench.py"
+BENCH = Path(__file__).resolve().parent.parent / "tools" / "session_bench.py"
 
 
 @pytest.mark.parametrize(
@@ -30,7 +31,7 @@ def test_odd_arguments_are_one_error_line(arguments: list[str], tmp_path: Path) 
     )
     assert done.returncode != 0
     assert b"Traceback" not in done.stderr
-    assert done.stderr.decode().splitlines()[-1].startswith("bench.py: error:")
+    assert done.stderr.decode().splitlines()[-1].startswith("session_bench.py: error:")
     assert done.stdout == b""
 
 
@@ -45,4 +46,19 @@ def test_a_folder_this_user_may_not_write_in(
         timeout=60,
     )
     assert done.returncode == 1
-    assert done.stderr.decode().startswith("bench.py: error: cannot time appends in ")
+    assert done.stderr.decode().startswith("session_bench.py: error: cannot time appends in ")
+
+
+def test_bench_prints_the_cost_of_fsync(tmp_path: Path) -> None:
+    """Figures only: a timing is never asserted, it depends on the disk."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--fsync-cost", "--appends", "5", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = orjson.loads(done.stdout)
+    assert set(figures) == {"appends", "plain_seconds", "fsync_seconds", "ratio"}
+    assert figures["plain_seconds"] > 0 and figures["fsync_seconds"] > 0
+    assert list(tmp_path.iterdir()) == []  # its sessions were temporary

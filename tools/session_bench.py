@@ -1,6 +1,9 @@
-"""Does the session tree hold at scale? python bench.py [--entries N] [--json]
+"""Does step 05's session tree hold at scale? python tools/session_bench.py [--entries N] [--json]
 
-(And what does --fsync cost? python bench.py --fsync-cost [--appends N] [--dir DIR] [--json])
+(And what does --fsync cost? python tools/session_bench.py --fsync-cost [--appends N] [--dir DIR])
+
+A tool of the lab's, not a part of step 05: it measures the step, with the step folder on its
+path, and `make bench` runs it.
 
 Generates a session of N entries (100,000 by default: about 120 MiB, with a branch every few
 dozen entries), then measures, each in a fresh process so that peak memory is its own:
@@ -37,7 +40,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
+STEP05 = Path(__file__).resolve().parent.parent / "labs" / "step05_branching"
+sys.path.insert(0, str(STEP05))  # the step it measures, from any directory
 
 import orjson  # noqa: E402
 
@@ -219,7 +223,7 @@ def main() -> None:
         try:
             print_fsync_cost(args.dir, args.appends, args.json)
         except (OSError, SessionError) as error:  # a folder this user may not write in
-            parser.exit(1, f"bench.py: error: cannot time appends in {args.dir}: {error}\n")
+            parser.exit(1, f"{parser.prog}: error: cannot time appends in {args.dir}: {error}\n")
         return
 
     with tempfile.TemporaryDirectory() as folder:
