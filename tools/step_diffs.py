@@ -51,16 +51,25 @@ def code_files(step: Path) -> dict[str, list[str]]:
     }
 
 
-def changed_lines(older: Path, newer: Path) -> int:
+def changed_lines_by_file(older: Path, newer: Path) -> dict[str, int]:
+    """Each counted file that differs, by name, with its changed lines; most changed first."""
     before, after = code_files(older), code_files(newer)
-    total = 0
-    for name in before.keys() | after.keys():
+    counts = {}
+    for name in sorted(before.keys() | after.keys()):
         old, new = before.get(name, []), after.get(name, [])
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag != "equal":
-                total += (i2 - i1) + (j2 - j1)
-    return total
+        changed = sum(
+            (i2 - i1) + (j2 - j1)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if tag != "equal"
+        )
+        if changed:
+            counts[name] = changed
+    return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
+
+def changed_lines(older: Path, newer: Path) -> int:
+    return sum(changed_lines_by_file(older, newer).values())
 
 
 def step_folder(prefix: str) -> Path:
