@@ -53,6 +53,13 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
+def session_folder(text: str) -> Path:
+    """An empty name is no folder: Path("") would quietly be the current one."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name is not a folder")
+    return Path(text)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
     parser.add_argument(
@@ -63,7 +70,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--session-dir",
-        type=Path,
+        type=session_folder,
         default=Path(".sessions"),
         metavar="DIR",
         help="where session files go (default: .sessions)",

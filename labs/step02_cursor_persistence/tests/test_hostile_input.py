@@ -207,3 +207,14 @@ def test_a_session_folder_path_too_long_is_one_error_line(tmp_path: Path) -> Non
     assert done.returncode == 1
     assert done.stderr.decode().startswith("error: cannot create session folder")
     assert len(done.stderr.splitlines()) == 1
+
+
+
+def test_an_empty_session_folder_name_is_one_error_line(tmp_path: Path) -> None:
+    """`--session-dir ''` (an unset variable in a script) used to write into the current folder."""
+    done = run(tmp_path, b"hello\n", "--session-dir", "")
+    assert done.returncode == 1
+    assert done.stderr == (
+        b"error: argument --session-dir: an empty name is not a folder (see --help)\n"
+    )
+    assert list(tmp_path.iterdir()) == []

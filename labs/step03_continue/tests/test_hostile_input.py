@@ -253,3 +253,14 @@ def test_a_fifo_named_like_a_session_never_blocks_continue(tmp_path: Path) -> No
     assert done.stderr.decode() == (
         "warning: .sessions/zzz-newest.jsonl: not a session (not a regular file); passed over\n"
     )
+
+
+
+def test_an_empty_session_folder_name_is_one_error_line(tmp_path: Path) -> None:
+    """`--session-dir ''` (an unset variable in a script) used to write into the current folder."""
+    done = run(tmp_path, b"hello\n", "--session-dir", "")
+    assert done.returncode == 1
+    assert done.stderr == (
+        b"error: argument --session-dir: an empty name is not a folder (see --help)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
