@@ -193,7 +193,10 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         return CommandResult(
             [f"no entry {printable(argument)} in this session (/tree shows the ids)"]
         )
-    if argument == session.leaf_id:
+    leaf = None if session.leaf_id is None else session.entries.get(session.leaf_id)
+    if argument == session.leaf_id or (
+        leaf is not None and leaf["type"] == "branch" and leaf["parentId"] == argument
+    ):  # a branch entry adds nothing: a leaf that is one hangs where the path goes on
         return CommandResult([f"already at {argument}"])
     # A branch entry adds nothing to the conversation, so the context at the target is the
     # context at the new leaf: build it once, check it, then move.

@@ -200,3 +200,16 @@ def test_a_branch_onto_a_model_this_program_lacks_says_so(tmp_path: Path) -> Non
         "moved to e4: 3 messages on the path, model scripted-v1",
         "note: the session's model gpt-9 is not here; using scripted-v1",
     ]
+
+
+def test_branch_to_where_the_leaf_already_is_writes_nothing(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """Typed twice, `/branch e2` moves once: after the first, the leaf is a branch entry under
+    e2, which is where the conversation already goes on. (It used to append a second one.)"""
+    done = run_main("hello\nwhat is 12*8\n/branch e2\n/branch e2\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "moved to e2: 2 messages on the path" in out and "already at e2" in out
+    [path] = (tmp_path / ".sessions").glob("*.jsonl")
+    assert path.read_bytes().count(b'"type":"branch"') == 1
