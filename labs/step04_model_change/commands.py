@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from messages import Message, printable
 from model import DEFAULT_MODEL, MODELS
 from session import Session, persist_new_messages
+from stop_signals import stop_signals_deferred
 
 
 @dataclass
@@ -76,8 +77,9 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
-    chat.session.append_model_change(argument)
-    chat.model = chat.recorded_model = argument
+    with stop_signals_deferred():  # a write, like a save: never cut halfway
+        chat.session.append_model_change(argument)
+        chat.model = chat.recorded_model = argument
     return CommandResult([f"switched to {argument}"])
 
 

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             if not line.strip():
                 continue
             if is_command(line):
-                result = run_command(chat, line)
+                result = run_command(chat, line)  # a command that writes defers its own write
                 for shown in result.lines:
                     terminal.say(shown)
                 if result.exit:

@@ -15,6 +15,7 @@ from entries import Context, build_context
 from messages import Message, printable, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
+from stop_signals import stop_signals_deferred
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.
@@ -161,8 +162,9 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
-    chat.session.append_model_change(argument)
-    chat.model = chat.recorded_model = argument
+    with stop_signals_deferred():  # a write, like a save: never cut halfway
+        chat.session.append_model_change(argument)
+        chat.model = chat.recorded_model = argument
     return CommandResult([f"switched to {argument}"])
 
 
@@ -212,8 +214,9 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
             reason = f"{argument} follows a tool call that has no result; branch before the call"
         return CommandResult([reason])
     assert chat.cursor == len(chat.messages), "commands run between turns, after the save"
-    session.append_branch(argument)
-    choice = chat.follow(context)
+    with stop_signals_deferred():  # the move is written and followed, or neither
+        session.append_branch(argument)
+        choice = chat.follow(context)
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:
         lines.append(f"note: {context.chain_break}; the conversation starts there")

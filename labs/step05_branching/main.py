@@ -152,9 +152,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             if not line.strip():
                 continue
             if is_command(line):
-                # /model and /branch write too: never cut halfway either.
-                with stop_signals_deferred():
-                    result = run_command(chat, line)
+                result = run_command(chat, line)  # a command that writes defers its own write
                 for shown in result.lines:
                     terminal.say(shown)
                 # Entries off the path are checked when a command first uses them (/tree,

@@ -431,3 +431,34 @@ def test_damage_a_command_finds_off_the_path_is_named_once(tmp_path: Path) -> No
         "warning: skipped 1 more damaged line in .sessions/x.jsonl"
     ]
     assert b"no entry e2 in this session" in done.stdout
+
+
+SLOW_TREE = """
+import runpy, sys, time
+sys.argv = sys.argv[1:]
+sys.path.insert(0, {step!r})
+import entry_graph
+draw = entry_graph.network_text
+def slowly(graph):
+    print("[drawing]", flush=True)
+    time.sleep(30)
+    return draw(graph)
+entry_graph.network_text = slowly
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_ctrl_c_during_a_command_that_writes_nothing_ends_it_at_once(tmp_path: Path) -> None:
+    """Only a write waits for a stop signal. /tree writes nothing: Ctrl-C during a slow /tree
+    (a big session) ends the run now, not when the tree is done (it used to wait it out)."""
+    process = started(tmp_path, wrapper=SLOW_TREE.format(step=str(STEP_DIR)))
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"hello\n/tree\n")
+    process.stdin.flush()
+    read_until(process.stdout, b"[drawing]")
+    signalled = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert time.monotonic() - signalled < 10, "the run waited for /tree to finish"
+    assert process.returncode == 130
+    assert err.decode().startswith("warning: interrupted: 2 new messages saved")
