@@ -384,7 +384,7 @@ def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
     first_line = first_line.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
     if not first_line:
         raise UnusableSessionFile(path, "not a session (empty file)")
-    record = _parse_json(first_line) if first_line.endswith(b"\n") else None
+    record = parse_json(first_line) if first_line.endswith(b"\n") else None
     if not isinstance(record, dict) or record.get("type") != "header":
         raise UnusableSessionFile(path, "not a session (no header line)")
     if "version" not in record:
@@ -405,10 +405,16 @@ def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
     return cast(SessionHeader, record)
 
 
-def _parse_json(line: bytes) -> object:
+def parse_json(line: bytes) -> Any:
+    """The JSON value on one line, or None if the line is not JSON (torn, garbage...).
+
+    orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
+    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
     try:
         return orjson.loads(line)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as error:
+        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
+            raise MemoryError from None
         return None
 
 

@@ -18,9 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-import orjson
-
 from messages import Message, preview, printable
+from session_file import parse_json
 
 
 class MessageEntry(TypedDict):
@@ -88,19 +87,6 @@ def parse_entry(line: bytes) -> Entry | None:
     if kind == "model_change" and not isinstance(record.get("model"), str):
         return None
     return record  # a kind we do not know passes through; build_context follows its parentId
-
-
-def parse_json(line: bytes) -> Any:
-    """The JSON value on one line, or None if the line is not JSON (torn, garbage...).
-
-    orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
-    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
-            raise MemoryError from None
-        return None
 
 
 def _is_message(value: object) -> bool:
