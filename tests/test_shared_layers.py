@@ -1,7 +1,7 @@
 """A layer is a module that means the same in every step that has it: the disk, the folder of
-sessions, the reader's index, the terminal, the stop signals, the harness. It is byte for byte
-the same there, so it never shows in a step's diff, and a fix made in one step reaches every
-step (or this test says which one was left behind)."""
+sessions, the reader's index, the drawing of the entry tree, the terminal, the stop signals, the
+harness. It is byte for byte the same there, so it never shows in a step's diff, and a fix made
+in one step reaches every step (or this test says which one was left behind)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from conftest import STEPS
 LAYERS = {
     "session_file.py": "step02",
     "session_folder.py": "step03",
-    "entry_index.py": "step03",
+    "entry_index.py": "step02",
+    "tree_drawing.py": "step02",
     "terminal.py": "step02",
     "stop_signals.py": "step02",
     "messages.py": "step02",

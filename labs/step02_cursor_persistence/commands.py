@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from messages import Message
+from messages import Message, printable
 from session import Session, persist_new_messages
 
 
@@ -48,7 +48,7 @@ def exit_command(chat: Chat, argument: str) -> CommandResult:
 
 
 def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<12} {c.help}" for c in COMMANDS.values()])
+    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
 
 
 COMMANDS: dict[str, Command] = {
@@ -63,8 +63,9 @@ def is_command(line: str) -> bool:
 
 def run_command(chat: Chat, line: str) -> CommandResult:
     """Run the command on `line`. An unknown one changes nothing and says so in one line."""
-    name, _, argument = line.strip().partition(" ")
+    name, *rest = line.split(maxsplit=1)  # any whitespace parts name and argument: a tab too
+    argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument)

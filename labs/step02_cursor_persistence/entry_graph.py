@@ -1,73 +1,62 @@
-"""A session file's entries as a graph: each entry is a node, each parentId an edge.
+"""A session's entries as a graph: each entry is a node, each parentId an edge.
 
-Same functions as step 01's, now with three roles: a tool call's result is an entry of its own.
-In this step every entry hangs under the one before it, so the graph is still a chain.
+In this step every entry hangs under the one before it, so the graph is a chain: the whole file
+is the conversation, and its last entry the leaf. tree_drawing.py shows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import networkx as nx
-from matplotlib.axes import Axes
 
-from entries import summarize
+from entries import Entry, summarize
 from messages import printable
 from session import read_session
+from tree_drawing import columns, draw, network_text  # noqa: F401 (for callers)
 
-KIND_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}
-UNKNOWN_COLOUR = "#dddddd"
+KIND_COLOURS = {
+    "user": "#8ecae6",
+    "assistant": "#ffb703",
+    "toolResult": "#b5e48c",
+}
 
 
-def entry_graph(path: Path) -> nx.DiGraph:
-    """Read a session file and build the graph parent -> child of its entries."""
-    graph = nx.DiGraph()
-    for entry in read_session(path).entries:
+def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
+    """Read a session file and build the graph of its entries; the leaf is the last one."""
+    by_id = read_session(path).by_id
+    return tree_graph(by_id, next(reversed(by_id), None), restored)
+
+
+def tree_graph(
+    entries: Mapping[str, Entry], leaf: str | None, restored: Collection[str] = ()
+) -> nx.DiGraph:
+    """The graph parent -> child of `entries`, with the path from `leaf` marked.
+
+    Node attributes: `kind`, `known`, `text`, `label`, `restored`, `on_path` (the entry is
+    part of the conversation), `leaf`. A parent missing from the file gets no edge: a root.
+    """
+    on_path = set(entries)  # a chain: every entry is on the path to the last one
+    graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
+    for entry_id, entry in entries.items():
         summary = summarize(entry, 34)
-        label = f"{printable(entry['id'])} {summary.kind}"
+        label = f"{printable(entry_id)} {summary.kind}"
         label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
-        graph.add_node(entry["id"], kind=summary.kind, text=summary.text, label=label)
-        if entry["parentId"] is not None:
-            graph.add_edge(entry["parentId"], entry["id"])
-    return graph
-
-
-def network_text(graph: nx.DiGraph) -> str:
-    """The graph as indented text, one entry per line (what nbval compares)."""
-    lines: list[str] = []
-    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
-    return "\n".join(lines)
-
-
-def draw(graph: nx.DiGraph, ax: Axes) -> None:
-    """Draw the entries left to right by depth (distance from the first entry), coloured by kind."""
-    for root in (node for node, degree in graph.in_degree() if degree == 0):
-        for node, depth in nx.single_source_shortest_path_length(graph, root).items():
-            graph.nodes[node]["depth"] = depth
-    pos = nx.multipartite_layout(graph, subset_key="depth", align="vertical")
-    colours = [KIND_COLOURS.get(graph.nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
-    nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colours, node_size=900)
-    nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=15, node_size=900)
-    labels = {n: _plain(printable(n)) for n in graph}
-    nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
-    for node, (x, y) in pos.items():  # the message text, under its node
-        ax.annotate(
-            graph.nodes[node]["text"],
-            (x, y),
-            xytext=(0, -28),
-            textcoords="offset points",
-            ha="center",
-            va="top",
-            fontsize=7,
-            rotation=20,
-            parse_math=False,
+        was_restored = entry_id in restored
+        label += " (restored)" if was_restored else ""
+        label += " ← leaf" if entry_id == leaf else ""
+        graph.add_node(
+            entry_id,
+            kind=summary.kind,
+            known=summary.known,
+            text=summary.text,
+            label=label,
+            restored=was_restored,
+            on_path=entry_id in on_path,
+            leaf=entry_id == leaf,
         )
-    for kind, colour in KIND_COLOURS.items():  # an invisible point per kind, for the legend
-        ax.scatter([], [], color=colour, s=80, label=kind)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_axis_off()
-
-
-def _plain(text: str) -> str:
-    """Matplotlib reads $...$ as mathematics (and raises on bad TeX): show a $ as a $."""
-    return text.replace("$", r"\$")
+    for entry_id, entry in entries.items():
+        if entry["parentId"] in entries:
+            graph.add_edge(entry["parentId"], entry_id)
+    return graph

@@ -1,6 +1,6 @@
-"""The interactive program: python main.py [--session-dir DIR]
+"""The interactive program: python main.py [--session-dir DIR] [--fsync]
 
-It parses arguments, reads lines, runs the loop and persists after each turn, nothing else.
+It parses arguments, reads lines, runs the loop and persists after each turn.
 Every fault a user can meet ends here as one `error:` or `warning:` line.
 """
 
@@ -68,6 +68,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="DIR",
         help="where session files go (default: .sessions)",
     )
+    parser.add_argument(
+        "--fsync",
+        action="store_true",
+        help="wait until the disk has each saved line (survives a power loss; slower)",
+    )
     return parser.parse_args(argv)
 
 
@@ -113,7 +118,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if delay:
         tools = slowed(tools, delay)
     stop_signals_end_the_run()  # from here on, each ends the run in one line
-    chat = open_session(args.session_dir, terminal)
+    chat = open_session(args, terminal)
     model = ScriptedModel()
     echo = not stdin.isatty()
     in_turn = False
@@ -144,6 +149,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
         raise InputError(f"{error}; {what_was_saved(chat)}") from None
     finally:
         ignore_stop_signals()
+        chat.session.close()
     terminal.say(what_was_saved(chat))
     terminal.check()
     return 0
@@ -156,14 +162,16 @@ def what_was_saved(chat: Chat) -> str:
     return f"{chat.cursor} messages saved to {printable(str(chat.session.path))}"
 
 
-def open_session(directory: Path, terminal: Terminal) -> Chat:
+def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     """A new session to write to (created on disk by its first save)."""
+    directory = args.session_dir
     now = datetime.now(UTC)
     session = Session.create(
         directory,
         session_id=new_session_id(now),
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         cwd=working_directory(),
+        fsync=args.fsync,
     )
     terminal.say(f"session file: {printable(str(session.path))}")
     return Chat(session, [], cursor=0)

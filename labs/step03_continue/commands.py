@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from entries import Context
 from messages import Message, printable
-from session import Session, persist_new_messages
+from session import Resumed, Session, persist_new_messages
 
 
 @dataclass
@@ -22,13 +23,41 @@ class Chat:
     session: Session
     messages: list[Message]
     cursor: int  # how many of `messages` are already in the file
-    restored: int = 0  # how many of them came from the file at start-up
+    written_this_run: int = 0  # messages this run has added to the file
+
+    @classmethod
+    def resume(cls, opened: Resumed) -> ResumedChat:
+        """The chat that goes on with a session `Session.open` read: the conversation at the
+        leaf.
+
+        Stop here: the restored messages are already in the file. `follow` sets the cursor to
+        all of them; at 0, the first save would write the history again.
+        """
+        chat = cls(opened.session, [], cursor=0)
+        chat.follow(opened.context)
+        restored = len(chat.messages)
+        return ResumedChat(chat=chat, restored=restored)
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
         before = self.cursor
         self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
+        self.written_this_run += self.cursor - before
         return self.cursor - before
+
+    def follow(self, context: Context) -> None:
+        """Take the conversation rebuilt from a leaf. Every message on that path is already in
+        the file, so the cursor is the whole list."""
+        self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
+        self.cursor = len(self.messages)
+
+
+@dataclass(frozen=True)
+class ResumedChat:
+    """What `Chat.resume` gives back: the chat, and what the caller must tell the user."""
+
+    chat: Chat
+    restored: int  # messages rebuilt from the file
 
 
 @dataclass(frozen=True)
@@ -49,7 +78,7 @@ def exit_command(chat: Chat, argument: str) -> CommandResult:
 
 
 def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<12} {c.help}" for c in COMMANDS.values()])
+    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
 
 
 COMMANDS: dict[str, Command] = {

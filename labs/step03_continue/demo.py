@@ -46,8 +46,7 @@ def talk(chat: Chat, inputs: list[str], shown_as: str) -> None:
         print(f"\nyou> {text}")
         render(run_turn(model, tools, chat.messages, user_text(text)), sys.stdout)
         chat.save_new()
-    added = chat.cursor - chat.restored
-    print(f"{added} new messages saved to {shown_as} ({chat.cursor} in all)")
+    print(f"{chat.written_this_run} new messages saved to {shown_as} ({chat.cursor} in all)")
 
 
 def main() -> None:
@@ -71,16 +70,15 @@ def main() -> None:
         print("\n=== run 2: python main.py --continue ===")
         latest = find_latest_session(folder)
         assert latest.path is not None and not latest.passed_over
-        resumed = Session.open(latest.path)
-        messages = resumed.context.messages
-        session = resumed.session
-        print(f"session file: {shown_as} (resumed: {len(messages)} messages restored)")
+        opened = Session.open(latest.path)
+        resumed = Chat.resume(opened)  # as main.py resumes
+        chat, session, messages = resumed.chat, opened.session, resumed.chat.messages
+        print(f"session file: {shown_as} (resumed: {resumed.restored} messages restored)")
         print(
             f"  the path from the leaf {session.leaf_id}: {', '.join(m['role'] for m in messages)}"
         )
-        print(f"  damaged lines skipped: {resumed.skipped}")
-        print(f"  new entries hang under {session.leaf_id}; cursor {len(messages)}: all saved")
-        chat = Chat(session, messages, cursor=len(messages), restored=len(messages))
+        print(f"  damaged lines skipped: {opened.skipped}")
+        print(f"  new entries hang under {session.leaf_id}; cursor {chat.cursor}: all saved")
         talk(chat, ["what was the result"], shown_as)
         print()
         print_session_table(session.path, shown_as)

@@ -1,7 +1,8 @@
 """The entries of a session file by id, each line parsed and checked the first time it is used.
 
 session.py reads the file and hands its lines here; entries.py says what makes a line an entry
-(`parse_entry`). This module decides when that check runs, and keeps ids unique.
+(`parse_entry`). This module decides when that check runs, and keeps ids unique: it knows every
+id the file holds, so it is the one that hands out a new one.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import operator
 import re
 from collections.abc import Iterator, MutableMapping
 
-from entries import Entry, parse_entry
+from entries import Entry, entry_id, id_number, parse_entry
 from session_file import Line, TooLong
 
 
@@ -32,6 +33,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         # Ids read from lines that turned out damaged. A torn last line may be another
         # program's entry it has not finished writing: its id is taken, usable here or not.
         self._damaged_ids: set[str] = set()
+        self._next_number: int | None = None  # worked out when a new id is first asked for
 
     def add_lines(self, lines: list[Line]) -> None:
         """Index a batch of lines, in file order.
@@ -41,6 +43,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         Anything else goes line by line through `add_line`. Either way the index comes out
         the same, wherever the batches begin and end (a property test checks it).
         """
+        self._next_number = None  # a line read may hold a larger id
         try:  # a line of another shape gives no match (None[1]), TooLong no string: TypeError
             ids = b'"'.join(map(_SECOND, map(_ID_AT_START.match, lines)))  # type: ignore[arg-type]
         except TypeError:
@@ -55,6 +58,7 @@ class EntryIndex(MutableMapping[str, Entry]):
 
     def add_line(self, line: Line) -> None:
         """Index one line of the file."""
+        self._next_number = None
         if isinstance(line, TooLong):  # damaged, but an id at its start is taken all the same
             self.damaged += 1
             if found := _ID_AT_START.match(line.head):
@@ -77,6 +81,20 @@ class EntryIndex(MutableMapping[str, Entry]):
     def is_taken(self, key: str) -> bool:
         """Whether some line of the file has this id, usable, unchecked or damaged."""
         return key in self._items or key in self._damaged_ids
+
+    def new_id(self) -> str:
+        """An id no line of the file has: one past the largest e<N> in it.
+
+        Stop here: not the count of lines or entries plus one. Skipped lines, foreign kinds and
+        other programs' lines make counts wrong, and a reader keeps the first of two lines with
+        one id: an entry written under a repeated id is lost.
+        """
+        if self._next_number is None:  # once per file read, not at open: resuming need not wait
+            self._next_number = 1 + max(map(id_number, self.ids()), default=0)
+        while self.is_taken(candidate := entry_id(self._next_number)):
+            self._next_number += 1
+        self._next_number += 1
+        return candidate
 
     def last_usable(self) -> str | None:
         """The leaf of a file just read: its last usable entry, of any kind."""

@@ -1,8 +1,9 @@
-"""The interactive program: python main.py [--continue] [--session-dir DIR]
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync]
 
-It parses arguments, reads lines, runs the loop and persists after each turn. With --continue it
-first rebuilds the most recent session's conversation and aligns the cursor, so only new
-messages are written. Every fault a user can meet ends here as one `error:` or `warning:` line.
+It parses arguments, reads lines, runs the loop and persists after each turn.
+With --continue it first rebuilds the most recent session's conversation and aligns the cursor,
+so only new messages are written.
+Every fault a user can meet ends here as one `error:` or `warning:` line.
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="DIR",
         help="where session files go (default: .sessions)",
     )
+    parser.add_argument(
+        "--fsync",
+        action="store_true",
+        help="wait until the disk has each saved line (survives a power loss; slower)",
+    )
     return parser.parse_args(argv)
 
 
@@ -120,7 +126,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if delay:
         tools = slowed(tools, delay)
     stop_signals_end_the_run()  # from here on, each ends the run in one line
-    chat = open_session(args.session_dir, args.continue_latest, terminal)
+    chat = open_session(args, terminal)
     model = ScriptedModel()
     echo = not stdin.isatty()
     in_turn = False
@@ -161,31 +167,31 @@ def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what this run added to the file, and what the file holds."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    added, path = chat.cursor - chat.restored, printable(str(chat.session.path))
+    path = printable(str(chat.session.path))
+    added = chat.written_this_run
     return f"{added} new messages saved to {path} ({chat.cursor} in all)"
 
 
-def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> Chat:
+def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     """The session to write to, locked, with the conversation so far (empty for a new one)."""
-    if continue_latest:
+    directory = args.session_dir
+    if args.continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
             warn(terminal, f"{printable(str(unusable))}; passed over")
         if latest.path is not None:
-            resumed = Session.open(latest.path, lock=True)
+            opened = Session.open(latest.path, lock=True, fsync=args.fsync)
             shown = printable(str(latest.path))
-            if resumed.skipped:
-                lines = "line" if resumed.skipped == 1 else "lines"
-                warn(terminal, f"skipped {resumed.skipped} damaged {lines} in {shown}")
-            if (chain_break := resumed.context.chain_break) is not None:
+            if opened.skipped:
+                lines = "line" if opened.skipped == 1 else "lines"
+                warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
+            if (chain_break := opened.context.chain_break) is not None:
                 start = chain_break.entry_id
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
-            messages = resumed.context.messages
-            # Stop here: the restored messages are already in the file. Start the cursor at 0
-            # and the first save writes the whole history again.
-            chat = Chat(resumed.session, messages, cursor=len(messages), restored=len(messages))
-            terminal.say(f"session file: {shown} (resumed: {len(messages)} messages restored)")
-            return chat
+            resumed = Chat.resume(opened)
+            note = f"resumed: {resumed.restored} messages restored"
+            terminal.say(f"session file: {shown} ({note})")
+            return resumed.chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
     now = datetime.now(UTC)
     session = Session.create(
@@ -194,6 +200,7 @@ def open_session(directory: Path, continue_latest: bool, terminal: Terminal) -> 
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         cwd=working_directory(),
         lock=True,  # taken when the first save creates the file
+        fsync=args.fsync,
     )
     terminal.say(f"session file: {printable(str(session.path))}")
     return Chat(session, [], cursor=0)

@@ -1,15 +1,18 @@
 """A session: a header, then a tree of entries, each appended as a child of the leaf.
 
-This is the idea; the bytes are session_file.py's (the only module that touches the disk) and
-the folder of sessions is session_folder.py's. `Session.append_entry` is the one way to write
-an entry, and `persist_new_messages` is the bridge from the loop's in-memory list to the file:
-it writes what is new since a cursor, so the loop never has to know about disk.
+This is the idea; the bytes are session_file.py's, the only module that touches the disk.
+`Session.append_entry` is the one way to write an entry, and `persist_new_messages` is the
+bridge from the loop's in-memory list to the file: it writes what is new since a cursor, so the
+loop never has to know about disk.
+
+The file is a ledger: lines are only ever appended, never rewritten. It is created by the first
+write, so a run that says nothing leaves nothing.
 
 Reading is tolerant: a crash can tear the last line, an editor can add a blank line, a newer
 program can add entry kinds. Every line is indexed by its id (entry_index.py); a line that is
 not an entry (entries.py says what is) is skipped and counted; unknown kinds are kept, and
 their parentId still links the tree. `Session.open` rebuilds the conversation by walking from
-the leaf.
+the leaf; the folder of sessions is session_folder.py's.
 """
 
 from __future__ import annotations
@@ -19,17 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from entries import (
-    Context,
-    Entry,
-    MessageEntry,
-    build_context,
-    entry_id,
-    id_number,
-)
+from entries import Context, Entry, MessageEntry, build_context
 from entry_index import EntryIndex
 from messages import Message
-from session_file import (  # the names marked F401 are here for callers: errors, the folder
+from session_file import (  # the names marked F401 are here for callers: errors, the format
     SESSION_VERSION,  # noqa: F401
     SessionError,  # noqa: F401
     SessionFile,
@@ -46,7 +42,7 @@ from session_folder import find_latest_session, holds_a_message, list_session_fi
 
 @dataclass(frozen=True)
 class SessionReading:
-    """What a tolerant read found in a session file."""
+    """What a read found in a session file."""
 
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
@@ -68,7 +64,7 @@ class Resumed:
 
 
 class Session:
-    """A session file that entries are appended to, and the tree of entries it holds."""
+    """A session file that entries are appended to, and the entries it holds."""
 
     def __init__(
         self, file: SessionFile, header: SessionHeader, entries: EntryIndex | None = None
@@ -78,7 +74,6 @@ class Session:
         self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
         # The leaf: the entry the next one hangs under. On open, the last usable entry.
         self.leaf_id: str | None = self.entries.last_usable()
-        self._next_number: int | None = None  # worked out at the first append, not at open
 
     @classmethod
     def create(
@@ -93,7 +88,7 @@ class Session:
     ) -> Session:
         """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
         appears with the first entry, so a run that saves nothing leaves no empty session
-        behind to hide the real one from `--continue`."""
+        behind."""
         header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
         return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
@@ -146,12 +141,16 @@ class Session:
         The one way to write: it picks the next unique id, hangs the entry under the leaf,
         writes it as one complete line in one write, and only then moves the leaf.
         """
-        self._index_lines_added_since()
+        # Stop here: another program may have appended (a script, a tool; a lock keeps out
+        # only the runs that take it). Its lines are indexed first, so that their ids are taken.
+        for batch in self.file.lines_added():
+            self.entries.add_lines(batch)
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
-        entry: Entry = {"type": kind, "id": self._new_id(), "parentId": self.leaf_id, **fields}
-        # The key order (type, id first) is what lets `EntryIndex` index a line without
-        # parsing it when the file is resumed; another order would still read, only slower.
+        new_id = self.entries.new_id()  # one no line of the file has
+        entry: Entry = {"type": kind, "id": new_id, "parentId": self.leaf_id, **fields}
+        # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its
+        # key order (type, id first) lets `EntryIndex` index the line without parsing it.
         self.file.append(encode(self.path, entry))
         self.entries[entry["id"]] = entry
         self.leaf_id = entry["id"]
@@ -160,31 +159,6 @@ class Session:
     def append_message(self, message: Message) -> MessageEntry:
         """Append `message` as a child of the leaf, then advance the leaf."""
         return cast(MessageEntry, self.append_entry("message", {"message": message}))
-
-    def _index_lines_added_since(self) -> None:
-        """Index the lines another program appended since this run last looked.
-
-        Stop here: the lock keeps out the runs that take it, not a program that does not (a
-        script, another tool). Numbered from what was read at open, the next entry would
-        repeat an id it just wrote, and a reader keeps the first of two lines with one id: this
-        run's message would be lost. Its entries stay where they hang; the leaf stays this run's.
-        """
-        added = False
-        for batch in self.file.lines_added():
-            self.entries.add_lines(batch)
-            added = True
-        if added:
-            self._next_number = None  # one past the largest id, theirs included
-
-    def _new_id(self) -> str:
-        """One past the largest e<N> in the file: skipped lines and foreign kinds mean that
-        line counts cannot be trusted. The loop guards against ids it did not number."""
-        if self._next_number is None:  # one past the largest e<N>: resuming need not wait for it
-            self._next_number = 1 + max(map(id_number, self.entries.ids()), default=0)
-        while self.entries.is_taken(candidate := entry_id(self._next_number)):
-            self._next_number += 1
-        self._next_number += 1
-        return candidate
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from entries import Context
 from messages import Message, printable
 from model import DEFAULT_MODEL, MODELS
-from session import Session, persist_new_messages
+from session import Resumed, Session, persist_new_messages
 from stop_signals import stop_signals_deferred
 
 
@@ -24,17 +25,80 @@ class Chat:
     session: Session
     messages: list[Message]
     cursor: int  # how many of `messages` are already in the file
-    restored: int = 0  # how many of them came from the file at start-up
+    written_this_run: int = 0  # messages this run has added to the file
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
     # The model the file says is in force at the leaf (None: no switch recorded). It differs
     # from `model` when the path asked for a model this program lacks.
     recorded_model: str | None = None
 
+    @classmethod
+    def resume(cls, opened: Resumed) -> ResumedChat:
+        """The chat that goes on with a session `Session.open` read: the conversation and the
+        model at the leaf.
+
+        Stop here: the restored messages are already in the file. `follow` sets the cursor to
+        all of them; at 0, the first save would write the history again.
+        """
+        chat = cls(opened.session, [], cursor=0)
+        model = chat.follow(opened.context)
+        restored = len(chat.messages)
+        return ResumedChat(chat=chat, restored=restored, model=model)
+
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
         before = self.cursor
         self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
+        self.written_this_run += self.cursor - before
         return self.cursor - before
+
+    def follow(self, context: Context) -> ModelChoice:
+        """Take the conversation and the model rebuilt from a leaf. Every message on
+        that path is already in the file, so the cursor is the whole list. Returns the model
+        choice, for the caller to say so when it fell back."""
+        self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
+        self.cursor = len(self.messages)
+        choice = choose_model(context)
+        self.model, self.recorded_model = choice.used, choice.recorded
+        return choice
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model answers on a path, and which one the path recorded.
+
+    Made in one place (`choose_model`, through `Chat.follow`) and worded in one place
+    (`fallback_message`), so that every way of reaching a leaf (a resume, a /branch) says the
+    same about either.
+    """
+
+    used: str  # the model that answers the next turn
+    recorded: str | None  # the path's last model switch; None if the path has none
+
+    @property
+    def fell_back(self) -> bool:
+        """The path recorded a model this program lacks (a newer program's), so the default
+        answers instead."""
+        return self.recorded is not None and self.recorded != self.used
+
+    def fallback_message(self) -> str:
+        """What to tell the user when the choice `fell_back` (a warning on resume, a note after
+        a move)."""
+        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+
+
+@dataclass(frozen=True)
+class ResumedChat:
+    """What `Chat.resume` gives back: the chat, and what the caller must tell the user."""
+
+    chat: Chat
+    restored: int  # messages rebuilt from the file
+    model: ModelChoice  # worth a warning if it fell back
+
+
+def choose_model(context: Context) -> ModelChoice:
+    """The model the path recorded, if this program has it; else the default."""
+    used = context.model if context.model in MODELS else DEFAULT_MODEL
+    return ModelChoice(used=used, recorded=context.model)
 
 
 @dataclass(frozen=True)

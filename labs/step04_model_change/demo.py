@@ -75,13 +75,12 @@ def main() -> None:
         print("\n=== run 2: python main.py --continue ===")
         latest = find_latest_session(folder)
         assert latest.path is not None and not latest.passed_over
-        resumed = Session.open(latest.path)
-        messages = resumed.context.messages
-        chat = Chat(resumed.session, messages, cursor=len(messages), restored=len(messages))
-        chat.model = resumed.context.model or DEFAULT_MODEL
-        note = f"resumed: {len(messages)} messages restored, model {chat.model}"
+        opened = Session.open(latest.path)
+        resumed = Chat.resume(opened)  # as main.py resumes
+        chat = resumed.chat
+        note = f"resumed: {resumed.restored} messages restored, model {chat.model}"
         print(f"session file: {shown_as} ({note})")
-        print(f"  the model comes from the last model_change on the path: {resumed.context.model}")
+        print(f"  the model comes from the last model_change on the path: {opened.context.model}")
         say(chat, "what was the result")
         say(chat, "/model")
 

@@ -1,22 +1,21 @@
-"""A session file's entries as a graph: each entry is a node, each parentId an edge.
+"""A session's entries as a graph: each entry is a node, each parentId an edge.
 
-The same as step 03's, with one more colour: a model_change is a node of its own kind.
-The graph knows the leaf and the path from it, which is the conversation.
-An entry off that path is drawn faded with a dashed edge: it is in the file, and not in the
-history. Entries an earlier run wrote can be marked `restored`.
+The graph knows the leaf and the path from it, which is the conversation; tree_drawing.py shows
+it (an entry off the path faded, with a dashed edge: in the file, not in the history). New in
+step 04: a model_change has its own colour.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import networkx as nx
-from matplotlib.axes import Axes
 
-from entries import path_to_leaf, summarize
+from entries import Entry, path_to_leaf, summarize
 from messages import printable
 from session import read_session
+from tree_drawing import columns, draw, network_text  # noqa: F401 (for callers)
 
 KIND_COLOURS = {
     "user": "#8ecae6",
@@ -24,20 +23,25 @@ KIND_COLOURS = {
     "toolResult": "#b5e48c",
     "model": "#cdb4db",  # a model_change: each kind in its own colour
 }
-UNKNOWN_COLOUR = "#dddddd"
 
 
 def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
-    """Read a session file and build the graph parent -> child of its entries.
+    """Read a session file and build the graph of its entries; the leaf is the last one."""
+    by_id = read_session(path).by_id
+    return tree_graph(by_id, next(reversed(by_id), None), restored)
+
+
+def tree_graph(
+    entries: Mapping[str, Entry], leaf: str | None, restored: Collection[str] = ()
+) -> nx.DiGraph:
+    """The graph parent -> child of `entries`, with the path from `leaf` marked.
 
     Node attributes: `kind`, `known`, `text`, `label`, `restored`, `on_path` (the entry is
     part of the conversation), `leaf`. A parent missing from the file gets no edge: a root.
     """
-    by_id = read_session(path).by_id
-    leaf = next(reversed(by_id), None)
-    on_path = {entry["id"] for entry in path_to_leaf(by_id, leaf).entries}
-    graph = nx.DiGraph(leaf=leaf)
-    for entry_id, entry in by_id.items():
+    on_path = {entry["id"] for entry in path_to_leaf(entries, leaf).entries}
+    graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
+    for entry_id, entry in entries.items():
         summary = summarize(entry, 34)
         label = f"{printable(entry_id)} {summary.kind}"
         label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
@@ -54,98 +58,7 @@ def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
             on_path=entry_id in on_path,
             leaf=entry_id == leaf,
         )
-    for entry_id, entry in by_id.items():
-        if entry["parentId"] in by_id:
+    for entry_id, entry in entries.items():
+        if entry["parentId"] in entries:
             graph.add_edge(entry["parentId"], entry_id)
     return graph
-
-
-def network_text(graph: nx.DiGraph) -> str:
-    """The graph as indented text, one entry per line (what nbval compares)."""
-    lines: list[str] = []
-    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
-    return "\n".join(lines)
-
-
-def depths(graph: nx.DiGraph) -> dict[str, int]:
-    """How far each entry is from its root: the column it is drawn in. A node on a parent
-    cycle has no root; it goes in column 0 rather than nowhere."""
-    found: dict[str, int] = {}
-    for root in (node for node, degree in graph.in_degree() if degree == 0):
-        found.update(nx.single_source_shortest_path_length(graph, root))
-    return {node: found.get(node, 0) for node in graph}
-
-
-def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
-    """The entries of each column (by depth), top to bottom in the order a walk from the roots
-    meets them, children in file order: each branch keeps to its own band, so no edges cross.
-
-    Stop here: given a node attribute instead, networkx gathers each column into a set, whose
-    order changes from one run of Python to the next, and branches would cross at random.
-    """
-    roots = [node for node, degree in graph.in_degree() if degree == 0]
-    order = [node for root in roots for node in nx.dfs_preorder_nodes(graph, root)]
-    seen = set(order)
-    order += [node for node in graph if node not in seen]  # a parent cycle has no root
-    depth = depths(graph)
-    found: dict[int, list[str]] = {}
-    for node in order:
-        found.setdefault(depth[node], []).append(node)
-    return found
-
-
-def draw(graph: nx.DiGraph, ax: Axes) -> None:
-    """Left to right by depth, coloured by kind. The conversation (the path from the leaf) is
-    solid; entries off it are faded with dashed edges; restored entries get a dark outline."""
-    bottom_up = {column: nodes[::-1] for column, nodes in columns(graph).items()}
-    pos = nx.multipartite_layout(graph, subset_key=bottom_up, align="vertical")
-    nodes = graph.nodes
-    colours = [KIND_COLOURS.get(nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
-    outlines = ["#222222" if nodes[n]["restored"] else "none" for n in graph]
-    alphas = [1.0 if nodes[n]["on_path"] else 0.35 for n in graph]
-    nx.draw_networkx_nodes(
-        graph,
-        pos,
-        ax=ax,
-        node_color=colours,
-        node_size=900,
-        edgecolors=outlines,
-        linewidths=2.5,
-        alpha=alphas,
-    )
-    solid = [(a, b) for a, b in graph.edges if nodes[b]["on_path"]]
-    dashed = [(a, b) for a, b in graph.edges if not nodes[b]["on_path"]]
-    for edges, style in ((solid, "solid"), (dashed, "dashed")):
-        nx.draw_networkx_edges(
-            graph, pos, edgelist=edges, ax=ax, style=style, arrows=True, arrowsize=15, node_size=900
-        )
-    labels = {n: _plain(printable(n)) + ("*" if nodes[n]["leaf"] else "") for n in graph}
-    nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
-    for node, (x, y) in pos.items():  # the message text, under its node
-        ax.annotate(
-            nodes[node]["text"],
-            (x, y),
-            xytext=(0, -28),
-            textcoords="offset points",
-            ha="center",
-            va="top",
-            fontsize=7,
-            rotation=20,
-            parse_math=False,
-        )
-    for kind, colour in KIND_COLOURS.items():  # an invisible point per kind, for the legend
-        ax.scatter([], [], color=colour, s=80, label=kind)
-    if not all(known for _, known in graph.nodes(data="known")):
-        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label="unknown kind")
-    if any(restored for _, restored in graph.nodes(data="restored")):
-        ax.scatter(
-            [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"
-        )
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title("* marks the leaf; faded and dashed: off the conversation's path", fontsize=9)
-    ax.set_axis_off()
-
-
-def _plain(text: str) -> str:
-    """Matplotlib reads $...$ as mathematics (and raises on bad TeX): show a $ as a $."""
-    return text.replace("$", r"\$")

@@ -9,10 +9,11 @@ about its bytes:
   fragment (a crash, a full disk, another run killed mid-line);
 - a file replaced or cut short during the run is refused, never written to in its place;
 - every line is read in bounded memory, however long the lines of the file are;
-- a writer can hold an advisory lock on its file, and can ask the disk to keep each line.
+- a writer can hold an advisory lock on its file, and can ask the disk to keep each line;
+- a folder of sessions is listed newest first, whatever else is in it.
 
 A step switches on what its idea needs, in a line: `lock=True` from step 03 (two runs can then
-continue one session), `fsync=True` from step 05. Notebook 06 runs the faults each defence
+continue one session), `fsync=True` with `--fsync`. Notebook 06 runs the faults each defence
 answers.
 """
 
@@ -297,6 +298,38 @@ def read_header(path: Path) -> SessionHeader:
     """Read only the first line: enough to tell whether a file can be a session."""
     with _open_for_reading(path) as file:
         return _parse_header(path, _read_first_line(path, file))
+
+
+def list_session_files(directory: Path | str) -> list[Path]:
+    """Every `*.jsonl` name in `directory`, most recently modified first.
+
+    Usable or not (a folder, a FIFO or a dangling link named *.jsonl included): that takes
+    opening them, and the caller names each one it passes over. A missing folder has none.
+    """
+    directory = Path(directory)
+    try:
+        with os.scandir(directory) as found:
+            names = [Path(item.path) for item in found if item.name.endswith(".jsonl")]
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise SessionError(f"cannot list {directory}: not a folder") from None
+    except OSError as error:
+        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
+    # Two files with the same time go by name: session ids sort by creation time.
+    names.sort(key=lambda path: (_modified_ns(path), path.name), reverse=True)
+    return names
+
+
+def _modified_ns(path: Path) -> int:
+    """When a file was last written; for a dangling link, when the link was made."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        try:
+            return path.lstat().st_mtime_ns
+        except OSError:
+            return 0
 
 
 def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:

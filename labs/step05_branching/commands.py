@@ -31,11 +31,11 @@ class Chat:
     session: Session
     messages: list[Message]
     cursor: int  # how many of `messages` are already in the file
+    written_this_run: int = 0  # messages this run has added to the file, on any branch
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
     # The model the file says is in force at the leaf (None: no switch recorded). It differs
     # from `model` when the path asked for a model this program lacks.
     recorded_model: str | None = None
-    written_this_run: int = 0  # messages this run has added to the file, on any branch
 
     @classmethod
     def resume(cls, opened: Resumed) -> ResumedChat:
@@ -88,7 +88,8 @@ class ModelChoice:
     """Which model answers on a path, and which one the path recorded.
 
     Made in one place (`choose_model`, through `Chat.follow`) and worded in one place
-    (`fallback_message`), so a resume and a /branch cannot disagree about either.
+    (`fallback_message`), so that every way of reaching a leaf (a resume, a /branch) says the
+    same about either.
     """
 
     used: str  # the model that answers the next turn
@@ -101,8 +102,8 @@ class ModelChoice:
         return self.recorded is not None and self.recorded != self.used
 
     def fallback_message(self) -> str:
-        """What to tell the user when the choice `fell_back`: main.py's warning on resume,
-        /branch's note."""
+        """What to tell the user when the choice `fell_back` (a warning on resume, a note after
+        a move)."""
         return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
 
 

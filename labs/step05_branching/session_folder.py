@@ -1,39 +1,18 @@
 """The folder of sessions: which files are there, and which one `--continue` resumes.
 
-A layer, the same in every step from 03 (where `--continue` arrives). A file is resumable if it
-reads as a session and holds at least one message; every newer file passed over is returned
-with its reason, so that the program can name it instead of silently resuming something older.
+A layer, the same in every step from 03 (where `--continue` arrives); session_file.py lists the
+files. A file is resumable if it reads as a session and holds at least one message; every newer
+file passed over is returned with its reason, so that the program can name it instead of
+silently resuming something older.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from entries import parse_entry
-from session_file import SessionError, UnusableSessionFile, read_lines
-
-
-def list_session_files(directory: Path | str) -> list[Path]:
-    """Every `*.jsonl` name in `directory`, most recently modified first.
-
-    Usable or not (a folder, a FIFO or a dangling link named *.jsonl included): that takes
-    opening them, and the caller names each one it passes over. A missing folder has none.
-    """
-    directory = Path(directory)
-    try:
-        with os.scandir(directory) as found:
-            names = [Path(item.path) for item in found if item.name.endswith(".jsonl")]
-    except FileNotFoundError:
-        return []
-    except NotADirectoryError:
-        raise SessionError(f"cannot list {directory}: not a folder") from None
-    except OSError as error:
-        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
-    # Two files with the same time go by name: session ids sort by creation time.
-    names.sort(key=lambda path: (_modified_ns(path), path.name), reverse=True)
-    return names
+from session_file import UnusableSessionFile, list_session_files, read_lines
 
 
 @dataclass(frozen=True)
@@ -65,14 +44,3 @@ def holds_a_message(path: Path | str) -> bool:
             if entry is not None and entry["type"] == "message":
                 return True
     return False
-
-
-def _modified_ns(path: Path) -> int:
-    """When a file was last written; for a dangling link, when the link was made."""
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        try:
-            return path.lstat().st_mtime_ns
-        except OSError:
-            return 0

@@ -130,7 +130,6 @@ def open_chat(path: Path | str) -> NamedChat:
         resumed.session,
         messages,
         cursor=len(messages),
-        restored=len(messages),
         model=model if model in MODELS else DEFAULT_MODEL,
         name=session_name_at(resumed.session.entries, resumed.session.leaf_id),
     )

@@ -40,7 +40,8 @@ def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
     session.append_entry("x_lab_test_kind", {"anything": 1})
     graph = entry_graph(session.path)
     assert list(graph.edges) == [("e1", "e2")]
-    assert graph.nodes["e2"]["label"] == "e2 x_lab_test_kind (a kind this step does not know)"
+    label = "e2 x_lab_test_kind (a kind this step does not know) ← leaf"
+    assert graph.nodes["e2"]["label"] == label
 
 
 def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) -> None:

@@ -11,13 +11,13 @@ from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
 from session import (
-    MAX_ENTRY_BYTES,
     SESSION_VERSION,
     Session,
     SessionError,
     persist_new_messages,
     read_session,
 )
+from session_file import MAX_ENTRY_BYTES
 from tools import default_tools
 
 
@@ -183,7 +183,7 @@ def test_read_session_refuses_what_is_not_a_session(tmp_path: Path) -> None:
         read_session(not_json)
     garbage = tmp_path / "c.jsonl"
     garbage.write_text('{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\nhi\n')
-    with pytest.raises(SessionError, match="not JSON Lines: line 2"):
+    with pytest.raises(SessionError, match="1 line is not an entry"):
         read_session(garbage)
     future = tmp_path / "b.jsonl"
     future.write_text('{"type":"header","version":99,"id":"x"}\n', encoding="utf-8")
@@ -203,7 +203,7 @@ def test_strict_reading_refuses_an_entry_it_could_not_show(tmp_path: Path) -> No
     session.append_message(user_text("fine"))
     with session.path.open("ab") as file:
         file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"content":5}}\n')
-    with pytest.raises(SessionError, match="line 3 is not an entry"):
+    with pytest.raises(SessionError, match="1 line is not an entry this step can show"):
         read_session(session.path)
 
 
@@ -223,3 +223,17 @@ def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> 
     session.append_message(user_text("hello"))
     first_line = session.path.read_bytes().split(b"\n")[0]
     assert b'"parentSession":"/elsewhere/parent.jsonl"' in first_line
+
+
+def test_an_entry_another_program_appended_keeps_its_id(tmp_path: Path) -> None:
+    """A script appends an entry to this run's file between two saves. Numbered from what this
+    run wrote, the next entry would repeat the script's id, and a reader keeps the first of two
+    lines with one id: this run's message would be lost."""
+    session = new_session(tmp_path)
+    session.append_message(user_text("one"))
+    theirs = {"type": "message", "id": "e2", "parentId": "e1", "message": user_text("theirs")}
+    with session.path.open("ab") as other:
+        other.write(orjson.dumps(theirs) + b"\n")
+    ours = session.append_message(user_text("two"))
+    assert ours["id"] not in ("e1", "e2") and ours["parentId"] == "e1"  # under this run's leaf
+    assert [entry["id"] for entry in read_session(session.path).entries] == ["e1", "e2", ours["id"]]

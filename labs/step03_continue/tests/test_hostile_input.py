@@ -101,8 +101,8 @@ def test_commands_are_never_messages(tmp_path: Path) -> None:
     done = run(tmp_path, b"/help\n/nonsense here\nhello\n/exit\nnever\n")
     assert done.returncode == 0 and done.stderr == b""
     out = done.stdout.decode()
-    assert "  /help        list the commands" in out
-    assert "  /exit        end the run (so does the end of input)" in out
+    assert "  /help          list the commands" in out
+    assert "  /exit          end the run (so does the end of input)" in out
     assert "unknown command /nonsense (/help lists the commands)" in out
     assert saved_texts(tmp_path / ".sessions") == ["hello"]
 

@@ -9,7 +9,7 @@ import orjson
 import pytest
 from conftest import RunMain, Saved
 
-from commands import Chat, run_command
+from commands import Chat, ModelChoice, choose_model, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, user_text
@@ -164,3 +164,14 @@ def test_choosing_the_default_after_a_fallback_is_recorded(saved: Saved, run_mai
     again = run_main("/model scripted-v1\n", "--continue")
     assert again.stderr == b""  # no fallback warning: the file says scripted-v1 now
     assert b"already using scripted-v1" in again.stdout
+
+
+def test_the_choice_falls_back_only_from_a_model_this_program_lacks() -> None:
+    def switch(model: str) -> dict:
+        return {"type": "model_change", "id": "e1", "parentId": None, "model": model}
+
+    assert choose_model(build_context({}, None)) == ModelChoice("scripted-v1", None)
+    known = choose_model(build_context({"e1": switch("scripted-v2")}, "e1"))
+    assert (known.used, known.fell_back) == ("scripted-v2", False)
+    lacking = choose_model(build_context({"e1": switch("gpt-9")}, "e1"))
+    assert (lacking.used, lacking.recorded, lacking.fell_back) == ("scripted-v1", "gpt-9", True)

@@ -97,7 +97,6 @@ def open_chat(path: Path | str) -> ThinkingChat:
         resumed.session,
         messages,
         cursor=len(messages),
-        restored=len(messages),
         model=model if model in MODELS else DEFAULT_MODEL,
         thinking=thinking_level_at(resumed.session.entries, resumed.session.leaf_id),
     )

@@ -1,0 +1,134 @@
+"""How a graph of entries is shown: as indented text, and as a picture.
+
+A layer, the same in every step from 02: it draws whatever graph a step's entry_graph.py
+builds, from the node attributes that module sets (`kind`, `text`, `label`, `on_path`, `leaf`,
+`restored`, `known`) and the colours it names (`graph.graph["colours"]`). What an entry is, and
+which ones are the conversation, is the step's to say; this module only shows it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from messages import printable
+
+if TYPE_CHECKING:  # matplotlib is imported by whoever draws, not by a program that prints text
+    from matplotlib.axes import Axes
+
+UNKNOWN_COLOUR = "#dddddd"  # a kind the step does not know
+# How many columns of indentation a drawing may take in all: about 1 MB of text.
+MAX_INDENT_COLUMNS = 1_000_000
+
+
+def network_text(graph: nx.DiGraph) -> str:
+    """The graph as indented text, one entry per line (what nbval compares).
+
+    Stop here: each entry is drawn 4 columns right of its parent, so a conversation of n
+    entries takes about 2n² characters: 8 MB at 2,000 entries, and a tree of 20,000 never
+    finishes. A tree that deep is listed flat instead, one line per entry naming its parent:
+    the same labels and ids, in text that grows with the number of entries.
+    """
+    if 4 * _total_depth(graph) > MAX_INDENT_COLUMNS:
+        lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
+        for node, label in graph.nodes(data="label"):
+            parents = [printable(parent) for parent in graph.predecessors(node)]
+            lines.append(f"{label} (under {parents[0] if parents else '-'})")
+        return "\n".join(lines)
+    lines: list[str] = []
+    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
+    return "\n".join(lines)
+
+
+def depths(graph: nx.DiGraph) -> dict[str, int]:
+    """How far each entry is from its root: the column it is drawn in. A node on a parent
+    cycle has no root; it goes in column 0 rather than nowhere."""
+    found: dict[str, int] = {}
+    for root in (node for node, degree in graph.in_degree() if degree == 0):
+        found.update(nx.single_source_shortest_path_length(graph, root))
+    return {node: found.get(node, 0) for node in graph}
+
+
+def _total_depth(graph: nx.DiGraph) -> int:
+    """The sum of every entry's depth, an entry on a parent cycle (no root: networkx draws
+    the cycle as a chain) counted as deep as the graph is long."""
+    found: dict[str, int] = {}
+    for root in (node for node, degree in graph.in_degree() if degree == 0):
+        found.update(nx.single_source_shortest_path_length(graph, root))
+    return sum(found.get(node, len(graph)) for node in graph)
+
+
+def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
+    """The entries of each column (by depth), top to bottom in the order a walk from the roots
+    meets them, children in file order: each branch keeps to its own band, so no edges cross.
+
+    Stop here: given a node attribute instead, networkx gathers each column into a set, whose
+    order changes from one run of Python to the next, and branches would cross at random.
+    """
+    roots = [node for node, degree in graph.in_degree() if degree == 0]
+    order = [node for root in roots for node in nx.dfs_preorder_nodes(graph, root)]
+    seen = set(order)
+    order += [node for node in graph if node not in seen]  # a parent cycle has no root
+    depth = depths(graph)
+    found: dict[int, list[str]] = {}
+    for node in order:
+        found.setdefault(depth[node], []).append(node)
+    return found
+
+
+def draw(graph: nx.DiGraph, ax: Axes) -> None:
+    """Left to right by depth, coloured by kind. The conversation (the path from the leaf) is
+    solid; entries off it are faded with dashed edges; restored entries get a dark outline."""
+    bottom_up = {column: nodes[::-1] for column, nodes in columns(graph).items()}
+    pos = nx.multipartite_layout(graph, subset_key=bottom_up, align="vertical")
+    nodes, kind_colours = graph.nodes, graph.graph["colours"]
+    colours = [kind_colours.get(nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
+    outlines = ["#222222" if nodes[n]["restored"] else "none" for n in graph]
+    alphas = [1.0 if nodes[n]["on_path"] else 0.35 for n in graph]
+    nx.draw_networkx_nodes(
+        graph,
+        pos,
+        ax=ax,
+        node_color=colours,
+        node_size=900,
+        edgecolors=outlines,
+        linewidths=2.5,
+        alpha=alphas,
+    )
+    solid = [(a, b) for a, b in graph.edges if nodes[b]["on_path"]]
+    dashed = [(a, b) for a, b in graph.edges if not nodes[b]["on_path"]]
+    for edges, style in ((solid, "solid"), (dashed, "dashed")):
+        nx.draw_networkx_edges(
+            graph, pos, edgelist=edges, ax=ax, style=style, arrows=True, arrowsize=15, node_size=900
+        )
+    labels = {n: _plain(printable(n)) + ("*" if nodes[n]["leaf"] else "") for n in graph}
+    nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
+    for node, (x, y) in pos.items():  # the message text, under its node
+        ax.annotate(
+            nodes[node]["text"],
+            (x, y),
+            xytext=(0, -28),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=7,
+            rotation=20,
+            parse_math=False,
+        )
+    for kind, colour in kind_colours.items():  # an invisible point per kind, for the legend
+        ax.scatter([], [], color=colour, s=80, label=kind)
+    if not all(known for _, known in graph.nodes(data="known")):
+        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label="unknown kind")
+    if any(restored for _, restored in graph.nodes(data="restored")):
+        ax.scatter(
+            [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"
+        )
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title("* marks the leaf; faded and dashed: off the conversation's path", fontsize=9)
+    ax.set_axis_off()
+
+
+def _plain(text: str) -> str:
+    """Matplotlib reads $...$ as mathematics (and raises on bad TeX): show a $ as a $."""
+    return text.replace("$", r"\$")
