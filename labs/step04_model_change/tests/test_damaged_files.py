@@ -294,7 +294,19 @@ REFUSED = {
         "not a session (no header line)",
     ),
     "plain text": (b"hello, world\n", "not a session (no header line)"),
-    "torn header": (b'{"type":"header","vers', "not a session (no header line)"),
+    "torn header": (b'{"type":"header","vers', "not a session (the header line is cut short)"),
+    "a header that lost its brace": (
+        b'"type":"header","version":1,"id":"x","createdAt":"","cwd":"/"}\n',
+        "not a session (the header is not valid JSON)",
+    ),
+    "a bad byte inside createdAt": (
+        b'{"type":"header","version":1,"id":"x","createdAt":"2026\xff","cwd":"/"}\n',
+        "not a session (the header is not UTF-8 text)",
+    ),
+    "a first line over 64 KiB": (
+        b"x" * 70_000 + b"\n",
+        "not a session (its first line is over 64 KiB, longer than a header)",
+    ),
     "header without a version": (
         b'{"type":"header","id":"x"}\n',
         "not a session (the header has no version)",
@@ -311,9 +323,21 @@ REFUSED = {
         b'{"type":"header","version":"1","id":"x","createdAt":"","cwd":"/"}\n',
         'not a session (the header\'s version "1" is not an integer)',
     ),
-    "a huge version, as written": (
+    "a huge version is an integer": (
         b'{"type":"header","version":123456789012345678901234567890,"id":"x"}\n',
-        "not a session (the header's version 123456789012345678901234567890 is not an integer)",
+        "unsupported version 123456789012345678901234567890 (this program reads version 1)",
+    ),
+    "a version of 5,000 digits, cut when shown": (
+        b'{"type":"header","version":' + b"9" * 5000 + b',"id":"x"}\n',
+        f"unsupported version {'9' * 39}… (this program reads version 1)",
+    ),
+    "version 1e400, as written": (
+        b'{"type":"header","version":1e400,"id":"x","createdAt":"","cwd":"/"}\n',
+        "not a session (the header's version 1e400 is not an integer)",
+    ),
+    "version NaN": (
+        b'{"type":"header","version":NaN,"id":"x","createdAt":"","cwd":"/"}\n',
+        "not a session (the header is not valid JSON)",
     ),
     "header without an id": (
         b'{"type":"header","version":1,"createdAt":"","cwd":"/"}\n',
