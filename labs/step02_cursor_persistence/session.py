@@ -53,6 +53,7 @@ class Session:
         self.header = header
         self.entries = EntryIndex()  # by id: what this run wrote, and what others appended
         self.leaf_id: str | None = None  # the entry the next one hangs under
+        self.written = 0  # entries this run appended, of every kind
 
     @classmethod
     def create(
@@ -106,6 +107,7 @@ class Session:
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its
         # key order (type, id first) lets `EntryIndex` index the line without parsing it.
         self.file.append(encode(self.path, entry))
+        self.written += 1
         self.entries[entry["id"]] = entry
         self.leaf_id = entry["id"]
         return entry

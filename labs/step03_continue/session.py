@@ -74,6 +74,7 @@ class Session:
         self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
         # The leaf: the entry the next one hangs under. On open, the last usable entry.
         self.leaf_id: str | None = self.entries.last_usable()
+        self.written = 0  # entries this run appended, of every kind
 
     @classmethod
     def create(
@@ -152,6 +153,7 @@ class Session:
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its
         # key order (type, id first) lets `EntryIndex` index the line without parsing it.
         self.file.append(encode(self.path, entry))
+        self.written += 1
         self.entries[entry["id"]] = entry
         self.leaf_id = entry["id"]
         return entry

@@ -203,10 +203,28 @@ class SessionFile:
         except OSError as error:
             # A write cut short (a full disk, a file size limit) may leave a fragment. The
             # next write finds it at the file's end, and ends it before its own line.
+            if creating:
+                self._remove_unfinished(fd, len(line))
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         finally:
             os.close(fd)
         self.exists = True
+
+    def _remove_unfinished(self, fd: int, meant: int) -> None:
+        """Undo the creation of a file whose first write did not finish.
+
+        Stop here: on a full disk, the first save creates the file and then writes nothing, or
+        part of the header. Left behind, that file holds no line at all, and every later
+        `--continue` names it "not a session". The file is this run's own, made a moment ago
+        (O_EXCL): no one else's bytes are lost, and the next save creates it again, whole.
+        """
+        with suppress(OSError):
+            made, now = os.fstat(fd), os.stat(self.path)
+            if made.st_size < meant and (made.st_dev, made.st_ino) == (now.st_dev, now.st_ino):
+                os.unlink(self.path)
+                if self._lock_fd is not None:
+                    self.close()
+                self._file, self._size = None, 0
 
     def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
         """`line`, with a `\\n` first if the file does not end in one now.
@@ -615,6 +633,8 @@ def _check_creatable(path: Path) -> None:
             raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
         if len(os.fsencode(path.absolute())) >= os.pathconf(folder, "PC_PATH_MAX"):
             raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))  # the whole path
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:  # access() says only "no": say why
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
         if not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
             raise OSError(errno.EACCES, os.strerror(errno.EACCES))
     except OSError as error:

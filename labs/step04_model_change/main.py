@@ -169,7 +169,9 @@ def what_was_saved(chat: Chat) -> str:
         return "nothing to save: no session file was written"
     path = printable(str(chat.session.path))
     added = chat.written_this_run
-    return f"{added} new messages saved to {path} ({chat.cursor} in all)"
+    others = chat.session.written - added  # entries that are no message: a model switch
+    also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
+    return f"{added} new messages saved to {path} ({chat.cursor} in all){also}"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:

@@ -197,7 +197,9 @@ def what_was_saved(chat: Chat) -> str:
         return "nothing to save: no session file was written"
     path = printable(str(chat.session.path))
     added = chat.written_this_run
-    return f"{added} new messages saved to {path} ({chat.cursor} on the active path)"
+    others = chat.session.written - added  # entries that are no message: switches, moves
+    also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
+    return f"{added} new messages saved to {path} ({chat.cursor} on the active path){also}"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:

@@ -175,3 +175,13 @@ def test_the_choice_falls_back_only_from_a_model_this_program_lacks() -> None:
     assert (known.used, known.fell_back) == ("scripted-v2", False)
     lacking = choose_model(build_context({"e1": switch("gpt-9")}, "e1"))
     assert (lacking.used, lacking.recorded, lacking.fell_back) == ("scripted-v1", "gpt-9", True)
+
+
+def test_the_last_line_counts_a_switch_as_an_entry_not_a_message(run_main: RunMain) -> None:
+    """A run that only switched wrote to the file: "0 new messages saved" alone would say it
+    wrote nothing."""
+    done = run_main("/model scripted-v2\n/exit\n")
+    assert done.returncode == 0 and done.stderr == b""
+    last = done.stdout.decode().splitlines()[-1]
+    assert last.startswith("0 new messages saved to .sessions/")
+    assert last.endswith(" (0 in all), and 1 other entry")

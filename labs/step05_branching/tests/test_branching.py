@@ -213,3 +213,12 @@ def test_branch_to_where_the_leaf_already_is_writes_nothing(
     assert "moved to e2: 2 messages on the path" in out and "already at e2" in out
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     assert path.read_bytes().count(b'"type":"branch"') == 1
+
+
+def test_the_last_line_counts_leaf_moves_beside_the_messages(run_main: RunMain) -> None:
+    """Three moves are three entries in the file; the last line says so beside the messages."""
+    done = run_main("hello\n/branch e1\n/branch e2\n/branch e1\n")
+    assert done.returncode == 0 and done.stderr == b""
+    last = done.stdout.decode().splitlines()[-1]
+    assert last.startswith("2 new messages saved to .sessions/")
+    assert last.endswith(" (1 on the active path), and 3 other entries")
