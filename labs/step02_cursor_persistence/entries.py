@@ -32,6 +32,10 @@ class MessageEntry(TypedDict):
 # hand edit): it keeps them, and shows them as unknown.
 SessionEntry = MessageEntry
 Entry = dict[str, Any]  # what a reader hands on: a dict with a string type and id, maybe more
+# What the reader makes of a damaged line whose id and parentId it can still read: an entry of
+# this kind, holding nothing else, that no program writes. The walk goes through it, so the
+# conversation loses only what that line held (entry_index.py).
+DAMAGED = "damaged"
 
 
 # --- Entry ids: the one place that knows their shape ---------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from entries import Context, build_context
+from entries import DAMAGED, Context, build_context
 from messages import Message, printable, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
@@ -196,6 +196,8 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         return CommandResult(
             [f"no entry {printable(argument)} in this session (/tree shows the ids)"]
         )
+    if session.entries[argument]["type"] == DAMAGED:  # in the tree, so that walks go through
+        return CommandResult([f"{printable(argument)} is a damaged line: what it held is lost"])
     leaf = None if session.leaf_id is None else session.entries.get(session.leaf_id)
     if argument == session.leaf_id or (
         leaf is not None and leaf["type"] == "branch" and leaf["parentId"] == argument

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import Message, preview, printable
+from messages import Message, answered_in_memory, preview, printable
 from session_file import parse_json
 
 
@@ -59,6 +59,10 @@ class BranchEntry(TypedDict):
 # hand edit): it keeps them, follows their parentId, and adds nothing of theirs.
 SessionEntry = MessageEntry | ModelChangeEntry | BranchEntry
 Entry = dict[str, Any]  # what a reader hands on: a dict with a string type and id, maybe more
+# What the reader makes of a damaged line whose id and parentId it can still read: an entry of
+# this kind, holding nothing else, that no program writes. The walk goes through it, so the
+# conversation loses only what that line held (entry_index.py).
+DAMAGED = "damaged"
 
 
 # --- Entry ids: the one place that knows their shape ---------------------------------------
@@ -218,7 +222,8 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
                 pass  # a leaf move adds nothing: its parentId already led the walk past it
             case _:
                 pass  # a kind this step does not know: its parentId was followed, that is all
-    return Context(messages, model, path.chain_break)
+    # A damaged line on the path may have held a tool call's result, or the call: pair them up.
+    return Context(answered_in_memory(messages), model, path.chain_break)
 
 
 # --- How an entry is shown (tables, graphs) -------------------------------------------------
@@ -244,5 +249,7 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
             return EntrySummary(
                 "branch", f"back to {printable(entry['parentId'])} from {came_from}", True
             )
+        case "damaged":  # DAMAGED: what the reader left of a line it could not use
+            return EntrySummary("damaged", "(a damaged line: what it held is lost)", True)
         case other:
             return EntrySummary(printable(other), "", False)

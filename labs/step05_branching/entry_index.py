@@ -11,7 +11,7 @@ import operator
 import re
 from collections.abc import Iterator, MutableMapping
 
-from entries import Entry, entry_id, id_number, parse_entry
+from entries import DAMAGED, Entry, entry_id, id_number, parse_entry
 from session_file import Line, TooLong
 
 
@@ -25,6 +25,12 @@ class EntryIndex(MutableMapping[str, Entry]):
     `read_session` ask for all of them. A line that then turns out damaged is dropped and
     counted, exactly as if the reader had met it at open. Lazy decoding, never lazy checking:
     nothing reaches the model unchecked.
+
+    A damaged line costs only itself: when its id and parentId can still be read where the
+    writer puts them, it stays in the tree as an entry of kind DAMAGED that holds nothing else,
+    so the walk from the leaf goes through it instead of stopping there. It is counted as
+    damaged all the same, never becomes the leaf, and gives way to a later usable line with
+    its id (the first usable line with an id wins, as always).
     """
 
     def __init__(self) -> None:
@@ -62,7 +68,10 @@ class EntryIndex(MutableMapping[str, Entry]):
         if isinstance(line, TooLong):  # damaged, but an id at its start is taken all the same
             self.damaged += 1
             if found := _ID_AT_START.match(line.head):
-                self._damaged_ids.add(found.group(1).decode("utf-8", "surrogateescape"))
+                key = found.group(1).decode("utf-8", "surrogateescape")
+                self._damaged_ids.add(key)
+                if key not in self._items and (stand_in := _stand_in(line.head)) is not None:
+                    self._items[key] = stand_in
             return
         match = _ID_AT_START.match(line)
         if match is None:  # not the writer's shape (or not an entry): parse it now
@@ -73,9 +82,13 @@ class EntryIndex(MutableMapping[str, Entry]):
             key, value = entry["id"], entry
         else:
             key, value = match.group(1).decode("utf-8", "surrogateescape"), line
-        if key in self._items and self.get(key) is not None:
-            self.damaged += 1  # ids are unique: the first usable line with an id wins
-            return
+        if key in self._items and (found := self.get(key)) is not None:
+            # Ids are unique: the first usable line with an id wins. A stand-in is no usable
+            # line: it gives way to one, and the line takes its place (and the file position).
+            if found["type"] != DAMAGED or (type(value) is bytes and parse_entry(value) is None):
+                self.damaged += 1
+                return
+            del self._items[key]
         self._items[key] = value
 
     def is_taken(self, key: str) -> bool:
@@ -98,7 +111,10 @@ class EntryIndex(MutableMapping[str, Entry]):
 
     def last_usable(self) -> str | None:
         """The leaf of a file just read: its last usable entry, of any kind."""
-        return next((key for key in reversed(list(self._items)) if key in self), None)
+        for key in reversed(list(self._items)):
+            if (entry := self.get(key)) is not None and entry["type"] != DAMAGED:
+                return key
+        return None
 
     def get(self, key: str, default: Entry | None = None) -> Entry | None:  # type: ignore[override]
         """The entry, parsed and checked now if it was not yet; `default` if none is usable.
@@ -108,11 +124,13 @@ class EntryIndex(MutableMapping[str, Entry]):
         value = self._items.get(key)
         if type(value) is bytes:  # not parsed yet
             entry = parse_entry(value)
-            if entry is None or entry["id"] != key:  # damaged after all: drop it, count it
-                del self._items[key]
+            if entry is None or entry["id"] != key:  # damaged after all: count it
                 self._damaged_ids.add(key)
                 self.damaged += 1
-                return default
+                entry = _stand_in(value) if entry is None else None  # (two ids: trust neither)
+                if entry is None:
+                    del self._items[key]
+                    return default
             self._items[key] = value = entry  # parsed once; the line itself is let go
         return default if value is None else value  # type: ignore[return-value]
 
@@ -146,4 +164,16 @@ class EntryIndex(MutableMapping[str, Entry]):
 # The start of every line the lab writes: {"type":"…","id":"…". An id with an escape or a
 # quote in it does not match, and that line is parsed whole at once instead.
 _ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
+# ...and the parentId the writer puts right after the id: what a damaged line's stand-in needs.
+_ID_AND_PARENT = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
+
+
+def _stand_in(line: bytes) -> Entry | None:
+    """The entry a damaged line leaves in the tree, if its id and parentId can still be read."""
+    found = _ID_AND_PARENT.match(line)
+    if found is None:
+        return None  # where the id or the parent is lost, the walk stops here, as it must
+    key, parent = (None if part is None else part.decode("utf-8", "surrogateescape")
+                   for part in found.groups())  # fmt: skip
+    return {"type": DAMAGED, "id": key, "parentId": parent}
 _SECOND = operator.itemgetter(1)  # a match's first group, taken in C

@@ -433,7 +433,7 @@ def test_damage_a_command_finds_off_the_path_is_named_once(tmp_path: Path) -> No
     assert done.stderr.decode().splitlines() == [
         "warning: skipped 1 more damaged line in .sessions/x.jsonl"
     ]
-    assert b"no entry e2 in this session" in done.stdout
+    assert b"e2 is a damaged line: what it held is lost" in done.stdout
 
 
 SLOW_TREE = """

@@ -4,12 +4,14 @@ every intact entry that is on the recovered path, and never changes an old byte.
 
 The expected result comes from a small model of the reader's rules, computed from the file
 itself: a line is usable if it is a whole line the writer wrote and its id was not seen
-before; the leaf is the last usable line; the path follows parentId among usable entries and
-stops where a parent is missing (or seen twice)."""
+before; a damaged line whose id and parentId can still be read stands in the tree, holding
+nothing, until a usable line with its id comes; the leaf is the last usable line; the path
+follows parentId among these entries and stops where a parent is missing (or seen twice)."""
 
 from __future__ import annotations
 
 import io
+import re
 import tempfile
 from pathlib import Path
 
@@ -50,13 +52,22 @@ DAMAGE = st.lists(
 )
 
 
+# Where the writer puts an entry's id and parentId, readable in a line damaged after them.
+STAND_IN = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
+
+
 def expected_path(lines: list[bytes], originals: set[bytes]) -> list[str]:
     """The message texts the reader's rules give for these lines."""
     entries: dict[str, dict] = {}
     for line in lines:
         if line in originals:
             entry = orjson.loads(line)
-            entries.setdefault(entry["id"], entry)  # the first usable line with an id wins
+            if entries.get(entry["id"], {"type": "damaged"})["type"] == "damaged":
+                entries[entry["id"]] = entry  # the first usable line with an id wins
+        elif (found := STAND_IN.match(line)) and found.group(1).decode() not in entries:
+            # A damaged line whose id and parent can be read: the walk goes through it.
+            parent = None if found.group(2) is None else found.group(2).decode()
+            entries[found.group(1).decode()] = {"type": "damaged", "parentId": parent}
     # The leaf is the last usable line: a later duplicate of an earlier id is not usable.
     usable_ids = []
     seen: set[str] = set()

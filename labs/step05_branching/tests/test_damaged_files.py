@@ -124,8 +124,13 @@ CASES = {
         SIX_ROLES,
         1,
     ),
-    "a middle line damaged (the chain breaks)": Case(
+    "a middle line damaged, its id and parent intact (the walk goes through)": Case(
         replace_line(3, b'{"type":"message","id":"e3","parentId":"e2","mess'),
+        ["user", "assistant", "assistant", "toolResult", "assistant"],  # only e3's question lost
+        1,
+    ),
+    "a middle line damaged before its parent (the chain breaks)": Case(
+        replace_line(3, b'{"type":"message","id":"e3","pare'),
         ["assistant", "toolResult", "assistant"],
         1,
         chain_break="e4 hangs under e3, which is not in the file; the conversation starts at e4",
@@ -202,7 +207,7 @@ def test_main_continues_with_at_most_one_warning(
     assert resumed.skipped == case.after_a_turn
     assert read_session(path).skipped == case.skipped
     assert path.read_bytes().endswith(b"\n")  # every line the new turn wrote is whole
-    entries = read_session(path).entries
+    entries = [entry for entry in read_session(path).entries if entry["type"] != "damaged"]
     ids = [entry["id"] for entry in entries]
     assert len(ids) == len(set(ids))
     assert entries[-2]["parentId"] == entries[-3]["id"]

@@ -209,9 +209,10 @@ def test_entries_are_parsed_when_first_used_and_checked_all_the_same(tmp_path: P
     # is never one read from the file. This open leaves it alone: it is off the path now.
     assert resumed.session.leaf_id == "e11" and resumed.skipped == 0
     assert [m["content"][0]["text"] for m in resumed.context.messages] == ["a", "d"]
-    assert "e9" not in resumed.session.entries  # checked now, found damaged, dropped
+    # checked now, found damaged: its id and parent can be read, so it stays, as a stand-in
+    assert resumed.session.entries["e9"] == {"type": "damaged", "id": "e9", "parentId": "e2"}
     assert resumed.session.entries.damaged == 1
-    assert list(resumed.session.entries) == ["e1", "e2", "e3", "e10", "e11"]
+    assert list(resumed.session.entries) == ["e1", "e2", "e3", "e9", "e10", "e11"]
     assert read_session(session.path).skipped == 1
 
 
