@@ -42,8 +42,9 @@ def tree_graph(
     graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
     for entry_id, entry in entries.items():
         summary = summarize(entry, 34)
-        label = f"{printable(entry_id)} {summary.kind}"
-        label += f": {summary.text}" if summary.known else " (a kind this step does not know)"
+        label = f"{_unmarked(printable(entry_id))} {_unmarked(summary.kind)}"
+        unknown = " (a kind this step does not know)"
+        label += f": {_unmarked(summary.text)}" if summary.known else unknown
         was_restored = entry_id in restored
         label += " (restored)" if was_restored else ""
         label += " ← leaf" if entry_id == leaf else ""
@@ -61,3 +62,12 @@ def tree_graph(
         if entry["parentId"] in entries:
             graph.add_edge(entry["parentId"], entry_id)
     return graph
+
+
+# The marks a label gets from this module, and what the same characters become in text from the
+# file: a message that says "← leaf" must not show a second leaf.
+_MARKS = str.maketrans({"←": "<-", "●": "*", "○": "o"})
+
+
+def _unmarked(text: str) -> str:
+    return text.translate(_MARKS)

@@ -8,6 +8,7 @@ the way to the file and back.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
@@ -225,9 +226,31 @@ def preview(message: Message, width: int = 40) -> str:
     line = ""  # newlines and runs of spaces between words become one space
     for word in words:
         line = f"{line} {word}" if line else word
-        if len(line) > width:
-            return line[: width - 1] + "…"
+        if len(line) > width or _fitting(line, width) != line:
+            return _fitting(line, width - 1) + "…"
     return line
+
+
+def _fitting(text: str, columns: int) -> str:
+    """The longest start of `text` a terminal shows in `columns` columns.
+
+    Stop here: not `text[:columns]`. A CJK character takes two columns, so forty of them fill
+    eighty; and a character may be followed by others that are drawn into it (an accent, a
+    skin tone, the rest of a family emoji joined by U+200D): cut between them, and the
+    terminal shows half a character, or another one. So the cut is only ever made before a
+    character that starts a new one on screen.
+    """
+    used, joined = 0, False
+    for index, char in enumerate(text):
+        if joined or unicodedata.category(char) in ("Mn", "Me", "Cf", "Sk"):
+            joined = char == "\u200d"  # a zero-width joiner draws the next one into this one
+            continue  # drawn with the character before it: kept or cut with it
+        joined = False
+        width = 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+        if used + width > columns:
+            return text[:index]
+        used += width
+    return text
 
 
 def value_text(value: object) -> str:

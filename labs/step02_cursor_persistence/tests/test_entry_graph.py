@@ -54,3 +54,17 @@ def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) ->
     draw(graph, ax)
     fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
     plt.close(fig)
+
+
+def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
+    """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
+    a second leaf, or an entry look on the path that is not."""
+    session = Session.create(tmp_path, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
+    for text in ["hello ← leaf", "● e1 ○", "last"]:
+        session.append_message(user_text(text))
+    labels = [label for _, label in entry_graph(session.path).nodes(data="label")]
+    assert sum("←" in label for label in labels) == 1 and labels[-1].endswith(" ← leaf")
+    assert sum("●" in label or "○" in label for label in labels) == sum(
+        label.startswith(("● ", "○ ")) for label in labels
+    )
+    assert "hello <- leaf" in labels[0]

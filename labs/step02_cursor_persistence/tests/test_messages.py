@@ -210,3 +210,14 @@ def test_a_call_followed_by_a_users_line_is_not_at_the_end() -> None:
     asked = assistant_message("Let me calculate that.", [call])  # type: ignore[list-item]
     assert [c["id"] for c in unanswered_calls([user_text("q"), asked])] == ["call_1"]
     assert unanswered_calls([user_text("q"), asked, user_text("hello")]) == []
+
+
+def test_a_preview_is_cut_by_the_columns_it_takes_never_inside_a_character() -> None:
+    """A CJK character takes two columns; an accent, a skin tone or the rest of a family emoji
+    (joined by U+200D) is drawn into the character before it, so no cut falls between them."""
+    assert preview(user_text("你好" * 30), 10) == "你好你好…"  # 8 columns, and the ellipsis
+    family = "👨\u200d👩\u200d👧"
+    assert preview(user_text(("a" + family) * 10), 6) == "a" + family + "a…"
+    assert preview(user_text("e\u0301" * 50), 6) == "e\u0301" * 5 + "…"
+    assert preview(user_text("ok 👍🏽" * 9), 6) == "ok 👍🏽…"  # the tone stays with its hand
+    assert preview(user_text("x" * 40), 40) == "x" * 40  # what fits is not cut

@@ -118,3 +118,17 @@ def test_branches_are_drawn_in_file_order_and_never_cross(tmp_path: Path) -> Non
     y = dict(zip(graph, ax.collections[0].get_offsets()[:, 1], strict=True))
     plt.close(fig)
     assert y["e2"] > y["e4"] and y["e3"] > y["e5"]  # the branch written first stays on top
+
+
+def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
+    """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
+    a second leaf, or an entry look on the path that is not."""
+    session = Session.create(tmp_path, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
+    for text in ["hello ← leaf", "● e1 ○", "last"]:
+        session.append_message(user_text(text))
+    labels = [label for _, label in entry_graph(session.path).nodes(data="label")]
+    assert sum("←" in label for label in labels) == 1 and labels[-1].endswith(" ← leaf")
+    assert sum("●" in label or "○" in label for label in labels) == sum(
+        label.startswith(("● ", "○ ")) for label in labels
+    )
+    assert "hello <- leaf" in labels[0]

@@ -149,3 +149,17 @@ def test_tree_of_a_deep_session_is_listed_flat_in_time(tmp_path: Path, cycle: bo
     assert f"(too deep to draw: {count:,} entries, each with the one it hangs under)" in out
     assert f"● e{count} user: x ← leaf (under e{count - 1})" in out
     assert len(out) < 100 * count
+
+
+def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
+    """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
+    a second leaf, or an entry look on the path that is not."""
+    session = Session.create(tmp_path, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
+    for text in ["hello ← leaf", "● e1 ○", "last"]:
+        session.append_message(user_text(text))
+    labels = [label for _, label in entry_graph(session.path).nodes(data="label")]
+    assert sum("←" in label for label in labels) == 1 and labels[-1].endswith(" ← leaf")
+    assert sum("●" in label or "○" in label for label in labels) == sum(
+        label.startswith(("● ", "○ ")) for label in labels
+    )
+    assert "hello <- leaf" in labels[0]
