@@ -19,6 +19,7 @@ BENCH = Path(__file__).resolve().parent.parent / "tools" / "session_bench.py"
         ["--entries", "-3"],
         ["--entries", "1"],
         ["--entries", "ten"],
+        ["--entries", "99999999"],  # 120 GB of session: refused before a byte is written
         ["--fsync-cost", "--appends", "0"],
         ["--fsync-cost", "--dir", "/nonexistent/folder"],
         ["--fsync-cost", "--dir", str(BENCH)],
@@ -62,3 +63,43 @@ def test_bench_prints_the_cost_of_fsync(tmp_path: Path) -> None:
     assert set(figures) == {"appends", "plain_seconds", "fsync_seconds", "ratio"}
     assert figures["plain_seconds"] > 0 and figures["fsync_seconds"] > 0
     assert list(tmp_path.iterdir()) == []  # its sessions were temporary
+
+
+TOOLS = BENCH.parent
+
+
+def file_size_limit() -> None:  # in the child: no file it writes may pass 100 kB
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+
+def test_a_full_temporary_folder_is_one_error_line(tmp_path: Path) -> None:
+    """A file size limit fails the generator's writes as a full disk would."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--entries", "2000"], cwd=tmp_path, capture_output=True,
+        timeout=120, preexec_fn=file_size_limit,
+    )  # fmt: skip
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("session_bench.py: error: cannot write ") and "File too large" in line
+
+
+def test_make_bench_says_why_a_measurement_failed(tmp_path: Path) -> None:
+    """Before, `make bench` showed a CalledProcessError, and the reason stayed in the child."""
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "bench.py")], cwd=tmp_path, capture_output=True,
+        timeout=120, preexec_fn=file_size_limit,
+    )  # fmt: skip
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("error: the step 05 benchmark: ") and "File too large" in line
+
+
+def test_bench_help_is_help_not_a_run(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "bench.py"), "--help"], cwd=tmp_path, capture_output=True,
+        timeout=20,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith(b"usage: bench.py")
+    assert b"generating" not in done.stdout

@@ -12,6 +12,7 @@ interpreter). Figures vary from run to run and machine to machine; nothing here 
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -34,21 +35,31 @@ print(json.dumps([[c.kind, c.history_length, c.bytes_written, c.seconds] for c i
 """
 
 
-def main() -> int:
-    print("step 05: generating and resuming a 100,000-entry session...")
-    resume = json.loads(
-        subprocess.run(
+class StepFailed(Exception):
+    """A measuring process ended without its figures; the message is its last word."""
+
+
+def figures_of(command: list[str], what: str) -> object:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise StepFailed(f"{what}: {last}")
+    return json.loads(done.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args(argv)  # --help
+    print("step 05: generating and resuming a 100,000-entry session...", flush=True)
+    try:
+        resume = figures_of(
             [sys.executable, str(LAB_ROOT / "tools" / "session_bench.py"), "--json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
-    appends = json.loads(
-        subprocess.run(
-            [sys.executable, "-c", STEP01_SCRIPT], capture_output=True, text=True, check=True
-        ).stdout
-    )
+            "the step 05 benchmark",
+        )
+        appends = figures_of([sys.executable, "-c", STEP01_SCRIPT], "step 01's append costs")
+    except StepFailed as failed:
+        print(f"error: {failed}", file=sys.stderr)
+        return 1
+    assert isinstance(resume, dict) and isinstance(appends, list)
 
     print(f"\nresume ({resume['entries']:,} entries, {resume['file_mib']:.0f} MiB file)")
     print(f"  {'':34}{'time':>9}{'peak memory':>14}")

@@ -170,19 +170,28 @@ def measure_resume(path: Path) -> dict[str, float]:
     }
 
 
+class MeasureFailed(Exception):
+    """A measuring child ended without its figures; the message is its last word."""
+
+
 def in_fresh_process(what: str, path: Path) -> dict:
     done = subprocess.run(
-        [sys.executable, __file__, "--measure", what, str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, __file__, "--measure", what, str(path)], capture_output=True, text=True
     )
+    if done.returncode != 0:  # out of memory, say: its last line says why
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise MeasureFailed(f"measuring {what} failed: {last}")
     return json.loads(done.stdout)
 
 
-def at_least(least: int) -> Callable[[str], int]:
-    """An argument type: a whole number no smaller than `least` (argparse says so in one
-    line and exits, instead of a traceback from the bench halfway through)."""
+# About 1.2 kB an entry: 2,000,000 entries make a 2.4 GB file, and resuming it takes about
+# 5 GB of memory. A larger run is no benchmark; it is a machine running out of something.
+MOST_ENTRIES = 2_000_000
+
+
+def at_least(least: int, most: int | None = None) -> Callable[[str], int]:
+    """An argument type: a whole number no smaller than `least` (nor larger than `most`):
+    argparse says so in one line and exits, instead of a traceback from the bench halfway."""
 
     def whole_number(text: str) -> int:
         try:
@@ -191,6 +200,8 @@ def at_least(least: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
         if number < least:
             raise argparse.ArgumentTypeError(f"must be at least {least}, not {number}")
+        if most is not None and number > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most:,}, not {number:,}")
         return number
 
     return whole_number
@@ -205,7 +216,9 @@ def a_folder(text: str) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     # At least two leaf moves: the figures of a move need one to time.
-    parser.add_argument("--entries", type=at_least(2 * BRANCH_EVERY + 1), default=100_000)
+    parser.add_argument(
+        "--entries", type=at_least(2 * BRANCH_EVERY + 1, MOST_ENTRIES), default=100_000
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--fsync-cost", action="store_true", help="time an append without and with fsync"
@@ -226,14 +239,19 @@ def main() -> None:
             parser.exit(1, f"{parser.prog}: error: cannot time appends in {args.dir}: {error}\n")
         return
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "bench.jsonl"
-        started = time.perf_counter()
-        generate(path, args.entries)
-        generated = time.perf_counter() - started
-        size_mib = path.stat().st_size / 2**20
-        floor = in_fresh_process("floor", path)
-        resume = in_fresh_process("resume", path)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "bench.jsonl"
+            started = time.perf_counter()
+            generate(path, args.entries)
+            generated = time.perf_counter() - started
+            size_mib = path.stat().st_size / 2**20
+            floor = in_fresh_process("floor", path)
+            resume = in_fresh_process("resume", path)
+    except (OSError, SessionError, MeasureFailed) as error:  # a full temporary folder, say
+        shown = error.strerror if isinstance(error, OSError) and error.strerror else error
+        where = f"the temporary folder, {tempfile.gettempdir()}"
+        parser.exit(1, f"{parser.prog}: error: {shown} (writing in {where})\n")
     figures = {
         "entries": args.entries,
         "file_mib": size_mib,
