@@ -47,11 +47,15 @@ check: $(INSTALLED)
 exercises: $(INSTALLED)
 	@$(PY) -m exercises list
 
+# ID reaches the runner as one word, whatever it holds: make hands a recipe to the shell, and
+# ID="01.1; rm -rf ~" must be an unknown exercise, not a command.
+QUOTED_ID = '$(subst ','\'',$(ID))'
+
 exercise: $(INSTALLED)
-	@$(PY) -m exercises check $(ID)
+	@$(PY) -m exercises check $(QUOTED_ID)
 
 hint: $(INSTALLED)
-	@$(PY) -m exercises hint $(ID)
+	@$(PY) -m exercises hint $(QUOTED_ID)
 
 # One fresh in-order run per notebook, in the same environment `make check` uses; the
 # outputs (and execution counts 1..N) are what nbval later compares against.

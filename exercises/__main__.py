@@ -298,6 +298,9 @@ def main(argv: list[str]) -> int:
         path = exercise.solution
     elif args.file:
         path = args.file.resolve()
+        if not path.is_file():  # a FIFO would block the check until its timeout, 120 s
+            print(f"error: {shown(args.file)} is not a file to check", file=sys.stderr)
+            return 2
     else:
         path = exercise.starter
     verdict = run_check(exercise, path)

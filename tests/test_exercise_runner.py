@@ -258,3 +258,32 @@ def test_unknown_id_is_one_line_error(tiny_lab: Path) -> None:
         done = exercises(tiny_lab, command, "09.7")
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == ["error: no exercise '09.7' (known: 09.1)"]
+
+
+def test_a_file_to_check_that_is_no_file_is_one_error_line(tiny_lab: Path) -> None:
+    """A FIFO named with --file blocked the check until its 120-second timeout."""
+    import os
+
+    fifo = tiny_lab / "answer.py"
+    os.mkfifo(fifo)
+    for target in (fifo, tiny_lab / "missing.py", tiny_lab):
+        done = subprocess.run(
+            [sys.executable, "-m", "exercises", "check", "09.1", "--file", str(target)],
+            cwd=tiny_lab, capture_output=True, text=True, timeout=20,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stdout + done.stderr
+        shown = target.name if target != tiny_lab else "."  # as the student typed it, from the lab
+        assert done.stderr == f"error: {shown} is not a file to check\n"
+
+
+def test_make_hands_the_id_over_as_one_word() -> None:
+    """`make exercise ID=...` goes through a shell: the ID must arrive as one argument, so an
+    ID holding a `;` is an unknown exercise, never a second command."""
+    done = subprocess.run(
+        ["make", "-n", "-C", str(LAB_ROOT), "exercise", "hint", "ID=01.1; touch pwned 'x'"],
+        capture_output=True, text=True, timeout=20,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    commands = [line for line in done.stdout.splitlines() if "-m exercises" in line]
+    quoted = "'01.1; touch pwned '\\''x'\\'''"
+    assert commands and all(line.endswith(quoted) for line in commands), commands
