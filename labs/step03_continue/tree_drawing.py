@@ -8,6 +8,7 @@ which ones are the conversation, is the step's to say; this module only shows it
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # matplotlib is imported by whoever draws, not by a program t
     from matplotlib.axes import Axes
 
 UNKNOWN_COLOUR = "#dddddd"  # a kind the step does not know
+LEAF_COLOUR = "#d62828"
 # How many columns of indentation a drawing may take in all: about 1 MB of text.
 MAX_INDENT_COLUMNS = 1_000_000
 
@@ -78,8 +80,10 @@ def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
 
 
 def draw(graph: nx.DiGraph, ax: Axes) -> None:
-    """Left to right by depth, coloured by kind. The conversation (the path from the leaf) is
-    solid; entries off it are faded with dashed edges; restored entries get a dark outline."""
+    """Left to right by depth, coloured by kind. Arrows point from parent to child, the way the
+    tree grew; the walk that rebuilds the conversation goes against them, from the leaf up.
+    That path is drawn bold; entries off it are faded, their edges thin and dashed; the leaf has
+    a red ring and says so; entries an earlier run wrote (`restored`) have a dark outline."""
     bottom_up = {column: nodes[::-1] for column, nodes in columns(graph).items()}
     pos = nx.multipartite_layout(graph, subset_key=bottom_up, align="vertical")
     nodes, kind_colours = graph.nodes, graph.graph["colours"]
@@ -98,34 +102,48 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
     )
     solid = [(a, b) for a, b in graph.edges if nodes[b]["on_path"]]
     dashed = [(a, b) for a, b in graph.edges if not nodes[b]["on_path"]]
-    for edges, style in ((solid, "solid"), (dashed, "dashed")):
+    for edges, style, width in ((solid, "solid", 2.8), (dashed, "dashed", 1.0)):
         nx.draw_networkx_edges(
-            graph, pos, edgelist=edges, ax=ax, style=style, arrows=True, arrowsize=15, node_size=900
-        )
-    labels = {n: _plain(printable(n)) + ("*" if nodes[n]["leaf"] else "") for n in graph}
+            graph, pos, edgelist=edges, ax=ax, style=style, width=width, arrows=True,
+            arrowsize=15, node_size=900, edge_color="#333333" if width > 2 else "#999999",
+        )  # fmt: skip
+    leaves = [n for n in graph if nodes[n]["leaf"]]
+    nx.draw_networkx_nodes(  # a ring around the leaf: where the next entry will hang
+        graph, pos, nodelist=leaves, ax=ax, node_size=1700, node_color="none",
+        edgecolors=LEAF_COLOUR, linewidths=3,
+    )  # fmt: skip
+    for leaf in leaves:
+        ax.annotate("leaf", pos[leaf], xytext=(0, 25), textcoords="offset points", ha="center",
+                    color=LEAF_COLOUR, fontsize=9, fontweight="bold")  # fmt: skip
+    labels = {n: _plain(printable(n)) for n in graph}
     nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
-    for node, (x, y) in pos.items():  # the message text, under its node
+    for node, (x, y) in pos.items():  # the message text, under its node, on short lines
         ax.annotate(
-            nodes[node]["text"],
+            textwrap.fill(nodes[node]["text"], 14, max_lines=3, placeholder="…"),
             (x, y),
-            xytext=(0, -28),
+            xytext=(0, -24),
             textcoords="offset points",
             ha="center",
             va="top",
-            fontsize=7,
-            rotation=20,
+            fontsize=8,
             parse_math=False,
         )
+    drawn = dict.fromkeys(nodes[n]["kind"] for n in graph)  # the legend names what is drawn
     for kind, colour in kind_colours.items():  # an invisible point per kind, for the legend
-        ax.scatter([], [], color=colour, s=80, label=kind)
+        if kind in drawn:
+            ax.scatter([], [], color=colour, s=80, label=kind)
     if not all(known for _, known in graph.nodes(data="known")):
         ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label="unknown kind")
     if any(restored for _, restored in graph.nodes(data="restored")):
         ax.scatter(
             [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"
         )
+    if dashed:
+        ax.plot([], [], linestyle="--", color="#999999", label="off the conversation")
     ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title("* marks the leaf; faded and dashed: off the conversation's path", fontsize=9)
+    ax.text(0, 0, "arrows: parent → child; the conversation is read from the leaf back",
+            transform=ax.transAxes, fontsize=7, color="#666666", va="bottom")  # fmt: skip
+    ax.margins(x=0.08, y=0.25)  # room for the ring, the word leaf and the text under a node
     ax.set_axis_off()
 
 
