@@ -20,8 +20,10 @@ Write `fork_session(path, directory, *, session_id, created_at)`:
 3. Copy the path's entries, in order, through the fork's one write path,
    `fork.append_entry(kind, fields)`: it numbers each copy and hangs it under the one before,
    so the fork is a straight line. Keep every field but `type`, `id` and `parentId`, so a
-   `model_change` keeps its model. Leave out `branch` entries: they record a move inside the
-   parent's tree, and their `fromId` names an entry the fork does not have.
+   `model_change` keeps its model (and an entry of a kind this step does not know keeps what
+   it holds). Leave out `branch` entries: they record a move inside the parent's tree, and
+   their `fromId` names an entry the fork does not have. Leave out `damaged` ones too: that is
+   what the reader left of a line it could not use, and it holds nothing to copy.
 4. Return the fork's path, `directory/<session_id>.jsonl`.
 
 Reopened with `Session.open`, the fork resumes the parent's conversation and model. The parent

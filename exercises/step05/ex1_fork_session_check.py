@@ -44,6 +44,7 @@ from session import Session, SessionError, UnusableSessionFile, read_session
 
 CWD = "/home/ada/project"  # the parents' working directory; a fork continues the same work
 SKIPPED_KEYS = ("type", "id", "parentId")
+LEFT_OUT = ("branch", "damaged")  # a move inside the parent's tree; a line the reader lost
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Parent:
 
     @property
     def expected(self) -> list[tuple[str, dict[str, Any]]]:
-        return [payload(e) for e in self.path_entries if e["type"] != "branch"]
+        return [payload(e) for e in self.path_entries if e["type"] not in LEFT_OUT]
 
 
 def check(module: ModuleType) -> str:
@@ -89,6 +90,12 @@ def run(fork: Callable[..., Any], root: Path) -> str:
     got = call(fork, relative, Path("forks"), "fork-2", "sessions/moved.jsonl (relative)", watched)
     verify(fork, got, root / "forks" / "fork-2.jsonl", moved, "a session whose leaf is a move")
 
+    # --- A parent with a damaged line and a kind this step does not know on its path --------
+    damaged = damaged_parent(sessions)
+    watched.append(damaged.path)
+    got = call(fork, damaged.path, sessions, "fork-4", "a session with a damaged line", watched)
+    verify(fork, got, sessions / "fork-4.jsonl", damaged, "a session with a damaged line")
+
     # --- A fork of the fork: it names the fork, and the fork is not touched -------------------
     as_parent = Parent(fork_1, read_path(fork_1), parent.messages, parent.model, [])
     watched.append(fork_1)
@@ -112,9 +119,10 @@ def run(fork: Callable[..., Any], root: Path) -> str:
         f"in order as a straight line, no more, resuming its {len(parent.messages)} messages "
         f"and model {parent.model}; so did a fork of a session whose leaf is a move "
         f"({len(moved.messages)} messages, no model change, made by relative paths from "
-        "another folder) and a fork of "
-        "the fork; each header named its parent by absolute path, with the parent's cwd; no "
-        "parent's bytes changed; an existing session id and 3 files that are no session "
+        "another folder), a fork of a session with a damaged line and an entry of a kind this "
+        "step does not know on its path (the damaged line left out, the other kept whole) and "
+        "a fork of the fork; each header named its parent by absolute path, with the parent's "
+        "cwd; no parent's bytes changed; an existing session id and 3 files that are no session "
         "raised, changing and creating nothing"
     )
 
@@ -142,6 +150,25 @@ def branched_parent(folder: Path) -> Parent:
     session.append_branch("e12")  # e16: back to e12, from e15
     ask(session, "what is 12*8", "call_3", "12*8", "96")  # e17 e18 e19
     session.append_message(assistant_message("12*8 = 96."))  # e20
+    return described(session)
+
+
+def damaged_parent(folder: Path) -> Parent:
+    """e1 e2, e3 of a kind this step does not know (holding an object, a list, a number, null),
+    e4 a question whose line is damaged (its id and parentId still read: the walk goes
+    through it), then e5 e6."""
+    session = Session.create(folder, session_id="damaged", created_at="2026-01-01", cwd=CWD)
+    session.append_message(user_text("hello"))  # e1
+    session.append_message(assistant_message("Hello! I can do arithmetic."))  # e2
+    note = {"note": {"by": "a newer program", "tags": ["a", "b"], "weight": 0.5, "gone": None}}
+    session.append_entry("x_later_kind", note)  # e3
+    session.append_message(user_text("a question this line will lose"))  # e4
+    session.append_message(user_text("what is 7*6"))  # e5
+    session.append_message(assistant_message("I would calculate 7*6 for you."))  # e6
+    lines = session.path.read_bytes().split(b"\n")
+    at = lines[4].index(b"this line")  # inside e4's message: a byte no UTF-8 reader accepts
+    lines[4] = lines[4][:at] + b"\xff" + lines[4][at + 1 :]
+    session.path.write_bytes(b"\n".join(lines))
     return described(session)
 
 
@@ -337,8 +364,19 @@ def verify(
         raise AssertionError(wrong_model(context.model, parent), fork)
 
     entries = in_file_order(reading.by_id)
+    lost = [e for e in entries if e["type"] == "damaged"]
+    assert not lost, (
+        f"the fork {name} holds a damaged entry ({shown(lost[0])}): that is what the reader "
+        "left of a line it could not use, and it holds nothing; leave it out, as the branch "
+        "entries",
+        fork,
+    )
     copies = [payload(e) for e in entries if e["type"] != "branch"]
-    extra = [e for e in entries if e["type"] != "branch" and payload(e) not in parent.expected]
+    extra = [
+        e
+        for e in entries
+        if e["type"] != "branch" and not any(covers(payload(e), want) for want in parent.expected)
+    ]
     assert not extra, (
         f"the fork {name} holds {len(extra)} entries that are not on the parent's active path "
         f"(first: {shown(extra[0])}): they come from branches the parent left behind. Reopening "
@@ -346,7 +384,7 @@ def verify(
         "entries of path_to_leaf(...), not the file",
         fork,
     )
-    missing = [p for p in parent.expected if p not in copies]
+    missing = [p for p in parent.expected if not any(covers(copy, p) for copy in copies)]
     assert not missing, (
         f"the fork {name} lacks {len(missing)} entries of the parent's path (first: a "
         f"{missing[0][0]} with {orjson.dumps(missing[0][1]).decode()[:80]}): copy every entry "
@@ -360,7 +398,10 @@ def verify(
         "new ids, the wrong one); leave branch entries out",
         fork,
     )
-    assert copies == parent.expected, (
+    in_order = len(copies) == len(parent.expected) and all(
+        covers(copy, want) for copy, want in zip(copies, parent.expected, strict=True)
+    )
+    assert in_order, (
         f"the fork {name} holds the path's entries in another order: copy them in path order",
         fork,
     )
@@ -428,6 +469,15 @@ def _kind(line: bytes) -> str:
 def payload(entry: Entry) -> tuple[str, dict[str, Any]]:
     """An entry without the fields a copy gets afresh: what a copy must keep."""
     return entry["type"], {k: entry[k] for k in entry if k not in SKIPPED_KEYS}
+
+
+def covers(copy: tuple[str, dict[str, Any]], want: tuple[str, dict[str, Any]]) -> bool:
+    """The copy is of the entry's kind and holds each of its fields, with its value; a field
+    the copy adds (where it came from, say) is the solution's business."""
+    kind, fields = copy
+    return kind == want[0] and all(
+        key in fields and fields[key] == value for key, value in want[1].items()
+    )
 
 
 def shown(entry: Entry) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from entries import (
+    DAMAGED,
     BranchEntry,
     Context,
     Entry,
@@ -155,6 +156,8 @@ class Session:
             self.entries.add_lines(batch)
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
+        if kind == DAMAGED:  # the reader's stand-in for a line it could not use, never written
+            raise ValueError(f"append_entry never writes a {DAMAGED!r} entry: it holds nothing")
         new_id = self.entries.new_id()  # one no line of the file has
         entry: Entry = {"type": kind, "id": new_id, "parentId": self.leaf_id, **fields}
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its

@@ -20,8 +20,10 @@ Write `fork_session(path, directory, *, session_id, created_at)`:
 3. Copy the path's entries, in order, through the fork's one write path,
    `fork.append_entry(kind, fields)`: it numbers each copy and hangs it under the one before,
    so the fork is a straight line. Keep every field but `type`, `id` and `parentId`, so a
-   `model_change` keeps its model. Leave out `branch` entries: they record a move inside the
-   parent's tree, and their `fromId` names an entry the fork does not have.
+   `model_change` keeps its model (and an entry of a kind this step does not know keeps what
+   it holds). Leave out `branch` entries: they record a move inside the parent's tree, and
+   their `fromId` names an entry the fork does not have. Leave out `damaged` ones too: that is
+   what the reader left of a line it could not use, and it holds nothing to copy.
 4. Return the fork's path, `directory/<session_id>.jsonl`.
 
 Reopened with `Session.open`, the fork resumes the parent's conversation and model. The parent
@@ -36,10 +38,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from entries import path_to_leaf
+from entries import DAMAGED, path_to_leaf
 from session import Session
 
 SKIPPED_KEYS = ("type", "id", "parentId")  # the fork's write path sets these afresh
+LEFT_OUT = ("branch", DAMAGED)  # a move inside the parent's tree; a line the reader lost
 
 
 def fork_session(
@@ -53,8 +56,8 @@ def fork_session(
     # Absolute: the fork may be opened from another folder than the one it was made in.
     fork.header["parentSession"] = str(Path(path).resolve())  # type: ignore[typeddict-item]
     for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
-        if entry["type"] == "branch":
-            continue  # a move inside the parent's tree; the fork is a straight line
+        if entry["type"] in LEFT_OUT:
+            continue  # the fork is a straight line of what the conversation holds
         fields = {key: value for key, value in entry.items() if key not in SKIPPED_KEYS}
         fork.append_entry(entry["type"], fields)  # a new id, under the copy before it
     return fork.path

@@ -237,3 +237,12 @@ def test_an_entry_another_program_appended_keeps_its_id(tmp_path: Path) -> None:
     ours = session.append_message(user_text("two"))
     assert ours["id"] not in ("e1", "e2") and ours["parentId"] == "e1"  # under this run's leaf
     assert [entry["id"] for entry in read_session(session.path).entries] == ["e1", "e2", ours["id"]]
+
+
+def test_the_readers_stand_in_for_a_damaged_line_is_never_written(tmp_path: Path) -> None:
+    """`damaged` is what the reader makes of a line it could not use; it holds nothing, so a
+    program that copies entries (a fork, say) must leave it out, and the write path says so."""
+    session = Session.create(tmp_path, session_id="d", created_at="2026-01-01T00:00:00Z", cwd="/")
+    with pytest.raises(ValueError, match="never writes a 'damaged' entry"):
+        session.append_entry("damaged", {})
+    assert not session.path.exists()

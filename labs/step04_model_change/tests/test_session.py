@@ -209,3 +209,12 @@ def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> 
     session.append_message(user_text("hello"))
     first_line = session.path.read_bytes().split(b"\n")[0]
     assert b'"parentSession":"/elsewhere/parent.jsonl"' in first_line
+
+
+def test_the_readers_stand_in_for_a_damaged_line_is_never_written(tmp_path: Path) -> None:
+    """`damaged` is what the reader makes of a line it could not use; it holds nothing, so a
+    program that copies entries (a fork, say) must leave it out, and the write path says so."""
+    session = Session.create(tmp_path, session_id="d", created_at="2026-01-01T00:00:00Z", cwd="/")
+    with pytest.raises(ValueError, match="never writes a 'damaged' entry"):
+        session.append_entry("damaged", {})
+    assert not session.path.exists()

@@ -24,8 +24,9 @@ def fork_session(
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     reading = read_session(path)  # refuses what is no session; never writes
     leaf = None
-    for entry_id in reading.by_id:  # the last usable entry is the leaf
-        leaf = entry_id
+    for entry_id, entry in reading.by_id.items():  # the last usable entry is the leaf
+        if entry["type"] != "damaged":  # (what the reader left of a line is never the leaf)
+            leaf = entry_id
     header = {
         "type": "header",
         "version": 1,
@@ -37,7 +38,7 @@ def fork_session(
     lines = [orjson.dumps(header)]
     previous = None
     for entry in path_to_leaf(reading.by_id, leaf).entries:
-        if entry["type"] == "branch":
+        if entry["type"] in ("branch", "damaged"):
             continue
         lines.append(orjson.dumps({**entry, "parentId": previous}))
         previous = entry["id"]

@@ -37,7 +37,7 @@ def fork_session(
             fork.append_message(entry["message"])
         elif entry["type"] == "model_change":
             fork.append_model_change(entry["model"])
-        elif entry["type"] != "branch":
+        elif entry["type"] not in ("branch", "damaged"):
             fields = {k: entry[k] for k in entry if k not in ("type", "id", "parentId")}
             fork.append_entry(entry["type"], fields)
     return fork.path

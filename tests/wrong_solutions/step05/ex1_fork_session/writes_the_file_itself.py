@@ -37,7 +37,7 @@ def fork_session(
     previous = None
     number = 0
     for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
-        if entry["type"] == "branch":
+        if entry["type"] in ("branch", "damaged"):
             continue
         number += 1
         copy = {**entry, "id": f"e{number}", "parentId": previous}

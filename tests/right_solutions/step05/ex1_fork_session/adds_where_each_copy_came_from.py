@@ -1,0 +1,30 @@
+"""Right: keeps every field of each copy, and adds one of its own, `copiedFrom`: the id it had.
+
+A fork that keeps more than it must is still right: the conversation, the model and every
+field of the path's entries are there, and a reader skips a field it does not use. A check
+that compared each copy's fields exactly would fail it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entries import path_to_leaf
+from session import Session
+
+
+def fork_session(
+    path: Path | str, directory: Path | str, *, session_id: str, created_at: str
+) -> Path:
+    """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
+    parent = Session.open(path).session
+    fork = Session.create(
+        directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
+    )
+    fork.header["parentSession"] = str(Path(path).resolve())
+    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+        if entry["type"] in ("branch", "damaged"):
+            continue
+        fields = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")}
+        fork.append_entry(entry["type"], {"copiedFrom": entry["id"], **fields})  # first kept
+    return fork.path
