@@ -46,6 +46,7 @@ KIND = "session_info"
 CHILD_SECONDS = 20  # a fresh interpreter opening a few small files: well under 1 s
 LONG = "please tell me, what is the sum of 2+3 and why does it matter to you"
 LONG_MESSAGE = user_text(LONG)
+WIDE_NAME = "税务 Fragen für 2026"  # three scripts, and spaces: a name is any printable text
 
 WRITTEN: list[Entry] = []  # every entry written through Session.append_entry, in order
 
@@ -124,12 +125,21 @@ def check(module: ModuleType) -> str:
         first = new_chat(module, folder, "first-write")
         named(module, append, first, "draft", leaf=None, new_id="e1")
 
+        # --- A name in any script, of several words: all of it is the name ------------------
+        wide = new_chat(module, folder / "more", "wide")  # another folder: not in the list
+        named(module, append, wide, WIDE_NAME, leaf=None, new_id="e1")
+        expect_shown(module, wide, WIDE_NAME)
+
         # --- A branched file: the name is the last one on the path, not in the file ---------
         branched, leaves = branched_file(folder)
         for leaf, want in leaves.items():
             got = ask(name_at, "session_name_at", branched.entries, leaf, "a branched file")
             if got != want:
                 raise AssertionError(wrong_name(branched.entries, leaf, got, want), name_at)
+        for what, entries, leaf, want in among_other_kinds():
+            got = ask(name_at, "session_name_at", entries, leaf, what)
+            if got != want:
+                raise AssertionError(wrong_name(entries, leaf, got, want), name_at)
         for what, entries in untrustworthy():
             got = ask(name_at, "session_name_at", entries, "e3", what)
             assert got is None, (
@@ -195,8 +205,10 @@ def check(module: ModuleType) -> str:
         "`/name TEXT` wrote one session_info through session.append_entry, under the leaf, "
         "and a turn and a rename hung under it (e1 <- ... <- e6); a session's first `/name` "
         f"created the file with its header; `/name` alone, the name in force and "
-        f"{len(hostile)} names with control characters wrote nothing; at {len(leaves)} leaves "
-        "of a branched file the name was the last one on the path, not in the file; "
+        f"{len(hostile)} names with control characters wrote nothing; a name of four words in "
+        f"three scripts was kept whole; at {len(leaves)} leaves of a branched file, and on "
+        f"{len(among_other_kinds())} paths where other kinds follow the name (one ending on a "
+        "model switch), the name was the last one on the path, not in the file; "
         f"{len(untrustworthy())} names that are no string gave none; {len(cases)} titles "
         "were the name shown escaped, else the path's first user message; a new process "
         f"reopening {len(expected)} files restored their names and listed them with those "
@@ -242,6 +254,13 @@ def command(module: ModuleType, chat: Any, line: str) -> list[str]:
     assert result.lines and all(isinstance(shown, str) for shown in result.lines), (
         f"`{printable(line)}` answered {result.lines!r}: answer at least one line of text, so "
         "the user sees what happened",
+        module.name_command,
+    )
+    raw = [shown for shown in result.lines if printable(shown) != shown]
+    assert not raw, (
+        f"`{printable(line)}` answered {printable(raw[0])!r} with its control characters raw "
+        "(shown here escaped): the terminal would obey them. Whatever an answer repeats of "
+        "what was typed, or read from the file, goes through printable()",
         module.name_command,
     )
     return result.lines
@@ -435,9 +454,34 @@ def untrustworthy() -> list[tuple[str, dict[str, Entry]]]:
 
     return [
         ("a path whose last session_info has the name 7", entries({"name": 7})),
+        ("a path whose last session_info has an object for its name",
+         entries({"name": {"first": "tax", "then": ["questions"]}})),
+        ("a path whose last session_info has a list for its name", entries({"name": ["tax"]})),
+        ("a path whose last session_info has the name true", entries({"name": True})),
         ("a path whose last session_info has no name field", entries({})),
         ("a path whose last session_info has the name null", entries({"name": None})),
     ]
+
+
+def among_other_kinds() -> list[tuple[str, dict[str, Entry], str | None, str | None]]:
+    """(what, entries, leaf, the name expected): paths where the name is followed by entries
+    of other kinds (a model switch, a kind this step does not know), and end on one."""
+
+    def entry(entry_id: str, parent: str | None, kind: str, **fields: Any) -> Entry:
+        return {"type": kind, "id": entry_id, "parentId": parent, **fields}
+
+    path = {
+        "e1": entry("e1", None, "message", message=user_text("what is 12*8")),
+        "e2": entry("e2", "e1", KIND, name="tax questions"),
+        "e3": entry("e3", "e2", "model_change", model="scripted-v2"),
+        "e4": entry("e4", "e3", "x_later_kind", note={"by": "a newer program"}),
+        "e5": entry("e5", "e4", "message", message=user_text("what was the result")),
+    }
+    return [
+        ("a path where a model switch and a newer kind follow the name", path, "e5",
+         "tax questions"),
+        ("a path that ends on a model switch after the name", path, "e3", "tax questions"),
+    ]  # fmt: skip
 
 
 def titles(
@@ -451,6 +495,15 @@ def titles(
     }
     unnamed = {"e1": escaped["e1"]}
     empty = {"e1": {"type": KIND, "id": "e1", "parentId": None, "name": 7}}
+    turns = {
+        "e1": {"type": "message", "id": "e1", "parentId": None,
+               "message": user_text("the first question")},
+        "e2": {"type": "message", "id": "e2", "parentId": "e1",
+               "message": assistant_message("An answer.")},
+        "e3": {"type": "message", "id": "e3", "parentId": "e2",
+               "message": user_text("the second question")},
+        "e4": {"type": KIND, "id": "e4", "parentId": "e3", "name": ["not", "a", "name"]},
+    }  # fmt: skip
     cases = [
         ("a branched file at e9", branched, "e9", "arithmetic"),
         ("a branched file at e1 (no name on the path yet)", branched, "e1", "what is 12*8"),
@@ -464,6 +517,13 @@ def titles(
         (f"a session named {quoted(hostile)} in its file", escaped, "e2", printable(hostile)),
         ("an unnamed session whose first message is long", unnamed, "e1", preview(LONG_MESSAGE)),
         ("a session with no message and no usable name", empty, "e1", "(no user message)"),
+        (
+            "an unnamed session of two turns (its last session_info holds a list), at a leaf "
+            "that is no message",
+            turns,
+            "e4",
+            "the first question",
+        ),
         ("an empty session", {}, None, "(no user message)"),
     ]
     return cases

@@ -1,7 +1,8 @@
 """Wrong: `/name TEXT` records any text, control characters included.
 
 A pasted ESC sequence becomes the session's name, in the file forever; a list that shows it
-as written lets it recolour or clear the terminal, and one that escapes it shows garbage.
+as written lets it recolour or clear the terminal, and one that escapes it shows garbage. The
+first place it shows: the answer `session named ...` repeats it, raw, to the terminal.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from messages import preview, printable
 from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "wrote to the session file, but '\\x1b[31mred' holds a control character"
+EXPECTED_FAIL = "answered 'session named \\\\x1b[31mred' with its control characters raw"
 
 
 @dataclass
