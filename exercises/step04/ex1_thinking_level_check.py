@@ -37,7 +37,7 @@ import orjson
 import session as session_module
 from commands import CommandResult
 from entries import Entry
-from messages import Message, assistant_message, user_text
+from messages import Message, assistant_message, printable, user_text
 from session import Session, SessionError, read_session
 
 STEP_DIR = Path(session_module.__file__).resolve().parent
@@ -90,7 +90,7 @@ def check(module: ModuleType) -> str:
         chat = new_chat(module, folder, "talked")
         path = chat.session.path
         expect_shown(module, chat, DEFAULT, "on a new session")
-        unknown = ["ultra", "maximum", "high please", "1", "medium-high"]
+        unknown = ["ultra", "maximum", "high please", "1", "medium-high", "\x1b[2Jhigh"]
         for argument in [DEFAULT, *unknown[:3]]:
             refused(module, chat, argument, before=None, level=DEFAULT)
 
@@ -129,6 +129,9 @@ def check(module: ModuleType) -> str:
                     "the path from the leaf ends at the break (path_to_leaf stops there), "
                     "so a change beyond it is not in force"
                     if "breaks" in what
+                    else "other kinds on the path (a model switch, a newer program's entry) "
+                    "change nothing about the level: the last thinking_level_change decides"
+                    if "follow" in what
                     else "when the last change names no level of LEVELS, trust none of it "
                     "and use DEFAULT_LEVEL, as main.py does for a model it does not have"
                 ),
@@ -168,8 +171,9 @@ def check(module: ModuleType) -> str:
         f"`/thinking low` created the file with its header; `/thinking` alone, the level in "
         f"force and {len(unknown)} unknown levels wrote nothing; at {len(leaves)} leaves of a "
         "branched file the level was the last change on the path, not in the file; "
-        f"{len(damaged) - 1} untrustworthy levels fell back to {DEFAULT} and a broken chain "
-        f"ended the path; a new process reopening {len(files)} files restored "
+        f"{len(damaged) - 3} untrustworthy levels fell back to {DEFAULT}, a broken chain "
+        "ended the path, and a model switch or a newer kind after the change left it in "
+        "force; a new process reopening {len(files)} files restored "
         f"{', '.join(level for level, _ in expected)}; the step's own reader still restores "
         "every message"
     )
@@ -214,6 +218,13 @@ def command(module: ModuleType, chat: Any, line: str) -> list[str]:
         "sees what happened",
         module.thinking_command,
     )
+    raw = [shown for shown in result.lines if printable(shown) != shown]
+    assert not raw, (
+        f"`{printable(line)}` answered {printable(raw[0])!r} with its control characters raw "
+        "(shown here escaped): the terminal would obey them. Whatever an answer repeats of "
+        "what was typed goes through printable()",
+        module.thinking_command,
+    )
     return result.lines
 
 
@@ -241,12 +252,13 @@ def refused(module: ModuleType, chat: Any, argument: str, before: bytes | None, 
     else:
         why = f"{argument!r} is not one of {', '.join(LEVELS)}"
     assert after == before and chat.session.leaf_id == leaf, (
-        f"`/thinking {argument}` wrote to the session file, but {why}: answer one line and "
+        f"`/thinking {printable(argument)}` wrote to the session file, but {why}: answer one "
+        "line and "
         "write nothing (a line in the file is forever)",
         module.thinking_command,
     )
     assert chat.thinking == level and chat.messages == messages, (
-        f"`/thinking {argument}` changed the chat (thinking {chat.thinking!r}, "
+        f"`/thinking {printable(argument)}` changed the chat (thinking {chat.thinking!r}, "
         f"{len(chat.messages)} messages), but {why}: leave it as it was",
         module.thinking_command,
     )
@@ -411,6 +423,26 @@ def damaged_paths() -> list[tuple[str, dict[str, Entry], str]]:
             "a path whose last change has the level 7",
             entries(change | {"thinkingLevel": 7}),
             DEFAULT,
+        ),
+        (
+            "a path whose last change holds a list for its level",
+            entries(change | {"thinkingLevel": ["high"]}),
+            DEFAULT,
+        ),
+        (
+            "a path whose last change holds an object for its level",
+            entries(change | {"thinkingLevel": {"level": "high"}}),
+            DEFAULT,
+        ),
+        (
+            "a path where a model switch follows the change to high, and ends on it",
+            entries({"type": "model_change", "model": "scripted-v2"}),
+            "high",
+        ),
+        (
+            "a path where an entry of a kind this step does not know follows the change",
+            entries({"type": "x_later_kind", "note": {"by": "a newer program"}}),
+            "high",
         ),
         (
             "a path whose chain breaks at e3 (its parent e0 is not in the file), so the high "
