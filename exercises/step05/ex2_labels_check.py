@@ -35,7 +35,7 @@ import session as session_module
 from commands import Chat, CommandResult
 from entries import Entry, build_context, path_to_leaf
 from loop import run_turn
-from messages import user_text
+from messages import printable, user_text
 from model import MODELS
 from session import Session
 from tools import default_tools
@@ -98,7 +98,7 @@ def check(module: ModuleType) -> str:
         labelled(module, chat, "/label answer", "answer", twelve)  # e8
         moved(module, chat, "/branch greeted", greeted, "the label 'greeted'")  # e9
         # A label of an entry on the branch just left: the conversation must not follow it.
-        labelled(module, chat, f"/label twelve {twelve}", "twelve", twelve)  # e10
+        labelled(module, chat, f"/label zwölf✓ {twelve}", "zwölf✓", twelve)  # e10: any script
         say(chat, "what is 2**10000")  # e11..e14
         too_large = leaf(chat)
         labelled(module, chat, f"/label answer {too_large}", "answer", too_large)  # e15
@@ -112,6 +112,7 @@ def check(module: ModuleType) -> str:
             (f"/label {greeted}", f"'{greeted}' reads as an entry id (`/branch {greeted}`)"),
             ("/label e99", "'e99' reads as an entry id (the id of an entry to come)"),
             ("/branch nosuch", "no entry and no label is called 'nosuch'"),
+            ("/branch \x1b[2Jnosuch", "no entry and no label is called that"),
         ]:
             refused(module, chat, line, why)
 
@@ -126,7 +127,7 @@ def check(module: ModuleType) -> str:
             "the latest label 'answer'",
             first=first_answer,
         )  # e17
-        moved(module, chat, "/branch twelve", twelve, "the label 'twelve'")  # e18
+        moved(module, chat, "/branch zwölf✓", twelve, "the label 'zwölf✓'")  # e18
         say(chat, "what was the result")  # the next turn hangs under the move
 
         # --- A real restart: a new process, the file and nothing else -----------------------
@@ -210,7 +211,14 @@ def command(module: ModuleType, chat: Chat, line: str) -> list[str]:
         blamed(module, line),
     )
     assert result.lines and all(isinstance(shown, str) for shown in result.lines), (
-        f"`{line}` answered {result.lines!r}: answer at least one line of text",
+        f"`{printable(line)}` answered {result.lines!r}: answer at least one line of text",
+        blamed(module, line),
+    )
+    raw = [shown for shown in result.lines if printable(shown) != shown]
+    assert not raw, (
+        f"`{printable(line)}` answered {printable(raw[0])!r} with its control characters raw "
+        "(shown here escaped): the terminal would obey them. Whatever an answer repeats of "
+        "what was typed, or read from the file, goes through printable()",
         blamed(module, line),
     )
     return list(result.lines)
@@ -424,9 +432,14 @@ def direct_lookups(label_target: Callable[..., Any]) -> int:
                 "name": "other",
                 "targetId": "e4",
             },
+            # A file is data: labels whose name or target is no string name nothing.
+            {"type": KIND, "id": "e8", "parentId": "e7", "name": ["keep"], "targetId": "e1"},
+            {"type": KIND, "id": "e9", "parentId": "e8", "name": {"n": 1}, "targetId": "e1"},
+            {"type": KIND, "id": "e10", "parentId": "e9", "name": "list", "targetId": ["e1"]},
+            {"type": KIND, "id": "e11", "parentId": "e10", "name": "none", "targetId": None},
         ]
     )
-    cases = [("keep", "e5"), ("other", "e1"), ("none", None), ("hello", None)]
+    cases = [("keep", "e5"), ("other", "e1"), ("none", None), ("hello", None), ("list", None)]
     for name, want in cases:
         try:
             got = label_target(entries, name)
@@ -440,8 +453,10 @@ def direct_lookups(label_target: Callable[..., Any]) -> int:
             ) from error
         assert got == want, (
             f"label_target(entries, {name!r}) gave {got!r}, not {want!r}, for entries "
-            "e1..e7 holding labels keep->e1 (e2), other->e1 (e3), keep->e5 (e6) and two "
-            "session_info entries with a name: the latest LABEL entry of the name wins",
+            "e1..e11 holding labels keep->e1 (e2), other->e1 (e3), keep->e5 (e6), two "
+            "session_info entries with a name, and labels whose name (a list, an object) or "
+            "target (a list, null) is no string: the latest LABEL entry of the name wins, "
+            "and a name or target that is no string names nothing",
             label_target,
         )
     return len(cases)
