@@ -88,6 +88,7 @@ def before_load() -> None:
 def check(module: ModuleType) -> str:
     lookups = direct_left_behind(module.left_behind)
     longest = direct_summaries(module)
+    untrusted = direct_untrusted_summaries(module.context_with_summaries)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         session = Session.create(folder, session_id="summaries", created_at="2026", cwd="/")
@@ -149,7 +150,9 @@ def check(module: ModuleType) -> str:
         "the move that left none wrote none; 4 bad /branch commands wrote nothing; on the 3 "
         "turns that followed moves the model was given the notes of the summaries on the "
         "path, in place, and no note was saved as a message; a new process reopening the "
-        "file gave the model the same; the step's own reader still restores the conversation"
+        "file gave the model the same; the step's own reader still restores the conversation; "
+        f"{untrusted} branch_summary entries whose summary is no string (a list, an object, "
+        "null, none at all) gave the model no note"
     )
 
 
@@ -271,6 +274,37 @@ def direct_summaries(module: ModuleType) -> int:
         summarize,
     )
     return len(got)
+
+
+def direct_untrusted_summaries(context_with_summaries: Callable[..., Any]) -> int:
+    """A file is data: a branch_summary whose summary is no string gives the model no note."""
+    odd: list[dict[str, Any]] = [{"summary": ["asked: x"]}, {"summary": {"text": "x"}},
+                                 {"summary": None}, {}]  # fmt: skip
+    entries = [message_entry(1, None, "user", "hello")]
+    for number, fields in enumerate(odd, start=2):
+        entries.append({"type": KIND, "id": f"e{number}", "parentId": f"e{number - 1}",
+                        "fromId": "e1", **fields})  # fmt: skip
+    last = len(entries) + 1
+    entries.append(message_entry(last, last - 1, "user", "what is 2+3"))
+    try:
+        context = context_with_summaries(Entries(entries), f"e{last}")
+    except (AssertionError, NotImplementedError):
+        raise
+    except Exception as error:
+        raise AssertionError(
+            f"context_with_summaries raised {type(error).__name__}: {error} on a path whose "
+            "branch_summary entries hold a list, an object, null and no summary at all: a "
+            "file is data; read the field with .get() and make a note of a string only",
+            context_with_summaries,
+        ) from error
+    texts = [text_of(message) for message in context.messages]
+    assert texts == ["hello", "what is 2+3"], (
+        f"context_with_summaries gave the model {texts!r} for a path whose branch_summary "
+        "entries hold a list, an object, null and no summary at all; it should give "
+        "['hello', 'what is 2+3']: a summary that is no string is no note",
+        context_with_summaries,
+    )
+    return len(odd)
 
 
 # --- Driving the chat ------------------------------------------------------------------------
