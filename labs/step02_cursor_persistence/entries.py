@@ -67,8 +67,8 @@ def parse_entry(line: bytes) -> Entry | None:
     if not isinstance(record, dict):
         return None
     kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
-    if not isinstance(kind, str) or kind == "header" or not isinstance(entry_id_, str):
-        return None
+    if not isinstance(kind, str) or kind in ("header", DAMAGED) or not isinstance(entry_id_, str):
+        return None  # (a "damaged" entry is the reader's own: in a file, it is damage)
     if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
         return None  # a key lost to one flipped byte is damage, never a new root
     if kind == "message" and not _is_message(record.get("message")):

@@ -85,7 +85,8 @@ class EntryIndex(MutableMapping[str, Entry]):
         if key in self._items and (found := self.get(key)) is not None:
             # Ids are unique: the first usable line with an id wins. A stand-in is no usable
             # line: it gives way to one, and the line takes its place (and the file position).
-            if found["type"] != DAMAGED or (type(value) is bytes and parse_entry(value) is None):
+            parsed = parse_entry(value) if type(value) is bytes else value
+            if found["type"] != DAMAGED or parsed is None or parsed["id"] != key:
                 self.damaged += 1
                 return
             del self._items[key]

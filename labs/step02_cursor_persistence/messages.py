@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
@@ -98,12 +99,19 @@ def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     dies while a tool runs leaves exactly that at the end: the last assistant message,
     followed by nothing but the results it got. Stop here: once a user's line comes after
     it, the call is in the middle, and a result appended at the end would not answer it.
+    Results are counted, not looked up: two calls with one id (a file is data) need two.
     """
     for index in range(len(messages) - 1, -1, -1):
         role = messages[index]["role"]
         if role == "assistant":
-            answered = {m["toolCallId"] for m in messages[index + 1 :]}  # results, all of them
-            return [call for call in tool_calls(messages[index]) if call["id"] not in answered]
+            answered = Counter(m["toolCallId"] for m in messages[index + 1 :])  # all results
+            missing = []
+            for call in tool_calls(messages[index]):
+                if answered[call["id"]]:
+                    answered[call["id"]] -= 1
+                else:
+                    missing.append(call)
+            return missing
         if role != "toolResult":
             return []  # a user's line after the call: not the end of the path
     return []
@@ -114,40 +122,46 @@ def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
 LOST_RESULT = "lost: this tool call's result is not in the session file; it was not run again"
 
 
-def answered_in_memory(messages: Sequence[Message]) -> list[Message]:
+def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) -> list[Message]:
     """The messages of a path, paired up as a chat API requires, without writing anything.
 
     A damaged line costs only itself, so a path may hold a tool call whose result was on that
-    line, or a result whose call was. The first gets an error result right after the results
-    it has (the model reads that it was lost, and may ask again); the second is left out (it
-    answers nothing the model can see). Stop here: calls at the very end are left as they are.
-    Those were cut by a kill, and a resume that repairs them appends the answer to the file
-    (step 05); answered here, in memory, they would be answered again on every resume.
+    line, or a result whose call was; and a kill between the lines of one save leaves a call
+    at the very end. A call without its result gets an error result right after the results
+    it has (the model reads that it was lost, and may ask again); a result without its call is
+    left out (it answers nothing the model can see). Stop here: `at_the_end=False` leaves the
+    calls the path ends on as they are, for a resume that writes their answer to the file
+    (step 05's repair): answered only in memory, they are answered again on every resume.
     """
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the
-    # whole path (60,000 messages in the benchmark), so it is one plain loop, about 0.3 µs a
-    # message, with no call for a message that needs nothing.
+    # whole path (60,000 messages in the benchmark), and a file is data: 30,000 calls in one
+    # message must not cost 30,000 squared. One plain loop; calls waiting kept by id.
     paired: list[Message] = []
-    waiting: list[ToolCallBlock] = []  # the last assistant message's calls not yet answered
+    waiting: dict[str, deque[ToolCallBlock]] = {}  # the last assistant's calls, by id, unanswered
     for message in messages:
         role = message["role"]
         if role == "toolResult":
-            if waiting:  # else its call is not on the path: left out
-                call_id = message["toolCallId"]
-                for call in waiting:
-                    if call["id"] == call_id:
-                        waiting.remove(call)
-                        paired.append(message)
-                        break
+            calls = waiting.get(message["toolCallId"])
+            if calls:  # else its call is not on the path: left out
+                calls.popleft()
+                paired.append(message)
             continue
         if waiting:
-            paired.extend([tool_result(call, LOST_RESULT, is_error=True) for call in waiting])
+            paired.extend(_lost(waiting))
+            waiting = {}
         if role == "assistant":
-            waiting = [block for block in message["content"] if block["type"] == "toolCall"]
-        else:
-            waiting = []
+            for block in message["content"]:
+                if block["type"] == "toolCall":
+                    waiting.setdefault(block["id"], deque()).append(block)
         paired.append(message)
+    if waiting and at_the_end:
+        paired.extend(_lost(waiting))
     return paired
+
+
+def _lost(waiting: dict[str, deque[ToolCallBlock]]) -> list[Message]:
+    calls = [call for same_id in waiting.values() for call in same_id]
+    return [tool_result(call, LOST_RESULT, is_error=True) for call in calls]
 
 
 # What a chat API answers when tool calls and results do not pair up: the OpenAI Chat
@@ -231,6 +245,12 @@ def preview(message: Message, width: int = 40) -> str:
     return line
 
 
+# Marks drawn into the character before them: accents and other combining marks, and format
+# characters (the zero-width joiner, variation selectors are Mn). Skin tones are matched apart:
+# their category, Sk, also holds ^ and `, which take a column like any letter.
+_DRAWN_INTO = ("Mn", "Me", "Cf")
+
+
 def _fitting(text: str, columns: int) -> str:
     """The longest start of `text` a terminal shows in `columns` columns.
 
@@ -242,8 +262,9 @@ def _fitting(text: str, columns: int) -> str:
     """
     used, joined = 0, False
     for index, char in enumerate(text):
-        if joined or unicodedata.category(char) in ("Mn", "Me", "Cf", "Sk"):
-            joined = char == "\u200d"  # a zero-width joiner draws the next one into this one
+        kind = unicodedata.category(char)
+        if (joined and kind == "So") or kind in _DRAWN_INTO or "\U0001f3fb" <= char <= "\U0001f3ff":
+            joined = char == "\u200d"  # a zero-width joiner draws the next emoji into this one
             continue  # drawn with the character before it: kept or cut with it
         joined = False
         width = 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1

@@ -44,6 +44,12 @@ class SessionReading:
         """The entries in file order (in this step, the conversation's order too)."""
         return list(self.by_id.values())
 
+    @property
+    def leaf_id(self) -> str | None:
+        """The leaf: the last usable entry (never what the reader left of a damaged line)."""
+        kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
+        return next(kept, None)
+
 
 class Session:
     """A session file that entries are appended to, and the entries it holds."""

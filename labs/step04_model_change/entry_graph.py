@@ -15,7 +15,7 @@ import networkx as nx
 from entries import Entry, path_to_leaf, summarize
 from messages import printable
 from session import read_session
-from tree_drawing import columns, draw, network_text  # noqa: F401 (for callers)
+from tree_drawing import columns, draw, network_text, unmarked  # noqa: F401 (for callers)
 
 KIND_COLOURS = {
     "user": "#8ecae6",
@@ -27,8 +27,8 @@ KIND_COLOURS = {
 
 def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
     """Read a session file and build the graph of its entries; the leaf is the last one."""
-    by_id = read_session(path).by_id
-    return tree_graph(by_id, next(reversed(by_id), None), restored)
+    reading = read_session(path)
+    return tree_graph(reading.by_id, reading.leaf_id, restored)
 
 
 def tree_graph(
@@ -43,9 +43,9 @@ def tree_graph(
     graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
     for entry_id, entry in entries.items():
         summary = summarize(entry, 34)
-        label = f"{_unmarked(printable(entry_id))} {_unmarked(summary.kind)}"
+        label = f"{unmarked(printable(entry_id))} {unmarked(summary.kind)}"
         unknown = " (a kind this step does not know)"
-        label += f": {_unmarked(summary.text)}" if summary.known else unknown
+        label += f": {unmarked(summary.text)}" if summary.known else unknown
         was_restored = entry_id in restored
         label += " (restored)" if was_restored else ""
         label += " ← leaf" if entry_id == leaf else ""
@@ -63,12 +63,3 @@ def tree_graph(
         if entry["parentId"] in entries:
             graph.add_edge(entry["parentId"], entry_id)
     return graph
-
-
-# The marks a label gets from this module, and what the same characters become in text from the
-# file: a message that says "← leaf" must not show a second leaf.
-_MARKS = str.maketrans({"←": "<-", "●": "*", "○": "o"})
-
-
-def _unmarked(text: str) -> str:
-    return text.translate(_MARKS)

@@ -60,6 +60,12 @@ class SessionReading:
         """The usable entries in file order (which is not the conversation's order)."""
         return list(self.by_id.values())
 
+    @property
+    def leaf_id(self) -> str | None:
+        """The leaf: the last usable entry (never what the reader left of a damaged line)."""
+        kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
+        return next(kept, None)
+
 
 @dataclass(frozen=True)
 class Resumed:

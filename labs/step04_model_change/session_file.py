@@ -206,6 +206,10 @@ class SessionFile:
             if creating:
                 self._remove_unfinished(fd, len(line))
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
+        except SessionError:  # the lock refused (a folder whose filesystem has no flock)
+            if creating:
+                self._remove_unfinished(fd, len(line))
+            raise
         finally:
             os.close(fd)
         self.exists = True

@@ -35,12 +35,22 @@ def network_text(graph: nx.DiGraph) -> str:
     if 4 * _total_depth(graph) > MAX_INDENT_COLUMNS:
         lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
         for node, label in graph.nodes(data="label"):
-            parents = [printable(parent) for parent in graph.predecessors(node)]
+            parents = [unmarked(printable(parent)) for parent in graph.predecessors(node)]
             lines.append(f"{label} (under {parents[0] if parents else '-'})")
         return "\n".join(lines)
     lines: list[str] = []
     nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
     return "\n".join(lines)
+
+
+# The marks a label gets from the program, and what the same characters become in text from
+# the file: a message that says "← leaf" must not show a second leaf.
+_MARKS = str.maketrans({"←": "<-", "●": "*", "○": "o"})
+
+
+def unmarked(text: str) -> str:
+    """`text` without the characters of the marks: for what comes from the file."""
+    return text.translate(_MARKS)
 
 
 def depths(graph: nx.DiGraph) -> dict[str, int]:

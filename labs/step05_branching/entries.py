@@ -94,8 +94,8 @@ def parse_entry(line: bytes) -> Entry | None:
     if not isinstance(record, dict):
         return None
     kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
-    if not isinstance(kind, str) or kind == "header" or not isinstance(entry_id_, str):
-        return None
+    if not isinstance(kind, str) or kind in ("header", DAMAGED) or not isinstance(entry_id_, str):
+        return None  # (a "damaged" entry is the reader's own: in a file, it is damage)
     if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
         return None  # a key lost to one flipped byte is damage, never a new root
     if kind == "message" and not _is_message(record.get("message")):
@@ -223,7 +223,8 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
             case _:
                 pass  # a kind this step does not know: its parentId was followed, that is all
     # A damaged line on the path may have held a tool call's result, or the call: pair them up.
-    return Context(answered_in_memory(messages), model, path.chain_break)
+    # The calls the path ends on are left to Chat.resume, which writes their answer.
+    return Context(answered_in_memory(messages, at_the_end=False), model, path.chain_break)
 
 
 # --- How an entry is shown (tables, graphs) -------------------------------------------------

@@ -86,3 +86,25 @@ def test_a_read_only_disk_is_named_as_such(
     expected = f"cannot create session folder {path.parent}: Read-only file system"
     assert str(refused.value) == expected
     assert not path.parent.exists()
+
+
+def test_a_lock_the_filesystem_refuses_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some filesystems (NFS, CIFS, FUSE) have no flock. The first save creates the file,
+    then fails to lock it: the empty file it made must not stay, to be called "not a
+    session" by every later --continue."""
+    import errno
+    import fcntl
+
+    from session_file import SessionError, SessionFile, new_header
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    path = tmp_path / "x.jsonl"
+    file = SessionFile.new(path, new_header("x", "t", "/"), lock=True)
+    with pytest.raises(SessionError, match="No locks available"):
+        file.append(b'{"type":"message","id":"e1","parentId":null}\n')
+    assert not path.exists() and not file.locked

@@ -221,3 +221,11 @@ def test_a_preview_is_cut_by_the_columns_it_takes_never_inside_a_character() -> 
     assert preview(user_text("e\u0301" * 50), 6) == "e\u0301" * 5 + "…"
     assert preview(user_text("ok 👍🏽" * 9), 6) == "ok 👍🏽…"  # the tone stays with its hand
     assert preview(user_text("x" * 40), 40) == "x" * 40  # what fits is not cut
+
+
+def test_a_preview_counts_a_column_for_each_character_that_takes_one() -> None:
+    """^ and ` are modifier symbols (category Sk) like a skin tone, but take a column each;
+    a character after a zero-width joiner is drawn into the one before only if it is an
+    emoji (a CJK character after U+200D takes its two columns)."""
+    assert preview(user_text("^" * 300), 40) == "^" * 39 + "…"
+    assert preview(user_text("a" + "\u200d漢" * 200), 9) == "a\u200d漢\u200d漢\u200d漢\u200d…"

@@ -11,7 +11,7 @@ from conftest import RunMain, Saved, save_conversation
 
 from commands import INTERRUPTED, Chat, ModelChoice
 from loop import run_turn
-from messages import Message, text_of, user_text
+from messages import Message, history_problem, text_of, tool_result, user_text
 from model import ScriptedModel
 from session import Session, SessionError, find_latest_session, persist_new_messages, read_session
 from session_folder import LatestSession
@@ -242,3 +242,20 @@ def test_main_warns_about_a_newer_unusable_file_and_resumes_the_good_one(
     assert future.read_bytes() == b'{"type":"header","version":2,"id":"newer","cwd":"/"}\n'
     header = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
     assert header["id"] == "first"
+
+
+def test_a_call_whose_id_repeats_is_repaired_as_often_as_it_lacks_a_result(
+    tmp_path: Path,
+) -> None:
+    """Two calls with one id and one result: one is still unanswered. The repair counted
+    results by id as a set, found 'call_1' answered, and the model refused the next turn."""
+    call = {"type": "toolCall", "id": "call_1", "name": "calc", "arguments": {"expression": "1+1"}}
+    session = Session.create(tmp_path, session_id="d", created_at="t", cwd="/")
+    session.append_message(user_text("what is 1+1"))
+    asked = {"role": "assistant", "stopReason": "toolUse",
+             "content": [{"type": "text", "text": "calc"}, call, dict(call)]}  # fmt: skip
+    session.append_message(asked)  # type: ignore[arg-type]
+    session.append_message(tool_result(call, "2"))  # type: ignore[arg-type]
+    resumed = Chat.resume(Session.open(session.path))
+    assert resumed.repaired == 1
+    assert history_problem(resumed.chat.messages) is None

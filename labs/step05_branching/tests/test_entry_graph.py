@@ -163,3 +163,21 @@ def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> 
         label.startswith(("● ", "○ ")) for label in labels
     )
     assert "hello <- leaf" in labels[0]
+
+
+def test_a_tree_listed_flat_cannot_fake_the_marks_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listed flat, each entry names the one it hangs under: an id from the file that reads
+    '← leaf' must not show a second leaf there."""
+    import tree_drawing
+
+    session = Session.create(tmp_path, session_id="f", created_at="2026-01-01T00:00:00Z", cwd="/")
+    odd = {"type": "message", "id": "e1 ← leaf ●", "parentId": None, "message": user_text("hi")}
+    session.append_message(user_text("start"))
+    with session.path.open("ab") as file:
+        file.write(orjson.dumps(odd) + b"\n")
+        file.write(orjson.dumps({**odd, "id": "e3", "parentId": "e1 ← leaf ●"}) + b"\n")
+    monkeypatch.setattr(tree_drawing, "MAX_INDENT_COLUMNS", 0)  # too deep: listed flat
+    text = network_text(entry_graph(session.path))
+    assert text.startswith("(too deep to draw") and text.count("←") == 1
