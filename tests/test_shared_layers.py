@@ -21,6 +21,7 @@ LAYERS = {
     "stop_signals.py": "step02",
     "messages.py": "step02",
     "model.py": "step02",
+    "openai_model.py": "step02",
     "tools.py": "step02",
     "loop.py": "step02",
     "render.py": "step02",

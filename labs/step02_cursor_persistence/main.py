@@ -1,4 +1,4 @@
-"""The interactive program: python main.py [--session-dir DIR] [--fsync]
+"""The interactive program: python main.py [--session-dir DIR] [--fsync] [--model NAME]
 
 It parses arguments, reads lines, runs the loop and persists after each turn.
 Every fault a user can meet ends here as one `error:` or `warning:` line.
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directo
 from commands import Chat, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
-from model import HistoryRefused, ScriptedModel  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError  # noqa: E402
 from stop_signals import (  # noqa: E402
@@ -52,6 +52,13 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
+def model_name(text: str) -> str:
+    """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
+    if text not in MODELS:
+        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
+    return text
+
+
 def session_folder(text: str) -> Path:
     """An empty name is no folder: Path("") would quietly be the current one."""
     if not text:
@@ -72,6 +79,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--fsync",
         action="store_true",
         help="wait until the disk has each saved line (survives a power loss; slower)",
+    )
+    parser.add_argument(
+        "--model",
+        type=model_name,
+        metavar="NAME",
+        help=f"who answers: {', '.join(MODELS)} (default {DEFAULT_MODEL}), or openai:NAME",
     )
     return parser.parse_args(argv)
 
@@ -117,9 +130,9 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
+    model = MODELS[args.model or DEFAULT_MODEL]  # openai:NAME checks its key before any file
     stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args, terminal)
-    model = ScriptedModel()
     echo = not stdin.isatty()
     in_turn = False
     try:
@@ -173,7 +186,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         cwd=working_directory(),
         fsync=args.fsync,
     )
-    terminal.say(f"session file: {printable(str(session.path))}")
+    shown_model = f" (model {args.model})" if args.model else ""  # the default goes unsaid
+    terminal.say(f"session file: {printable(str(session.path))}{shown_model}")
     return Chat(session, [], cursor=0)
 
 
@@ -187,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     except Stopped as stopped:  # while the session was being opened
         to_stderr(f"warning: {stopped.line()} while opening the session")
         return stopped.status
-    except (UsageError, SessionError, TooManyRounds, HistoryRefused, OutputError, InputError,
-            MemoryError) as error:  # fmt: skip
+    except (UsageError, SessionError, TooManyRounds, HistoryRefused, ModelError, OutputError,
+            InputError, MemoryError) as error:  # fmt: skip
         terminal.flush()
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")

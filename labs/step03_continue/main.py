@@ -1,4 +1,4 @@
-"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync]
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync] [--model NAME]
 
 It parses arguments, reads lines, runs the loop and persists after each turn.
 With --continue it first rebuilds the most recent session's conversation and aligns the cursor,
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directo
 from commands import Chat, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
-from model import HistoryRefused, ScriptedModel  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
@@ -54,6 +54,13 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
+def model_name(text: str) -> str:
+    """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
+    if text not in MODELS:
+        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
+    return text
+
+
 def session_folder(text: str) -> Path:
     """An empty name is no folder: Path("") would quietly be the current one."""
     if not text:
@@ -80,6 +87,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--fsync",
         action="store_true",
         help="wait until the disk has each saved line (survives a power loss; slower)",
+    )
+    parser.add_argument(
+        "--model",
+        type=model_name,
+        metavar="NAME",
+        help=f"who answers: {', '.join(MODELS)} (default {DEFAULT_MODEL}), or openai:NAME",
     )
     return parser.parse_args(argv)
 
@@ -125,9 +138,9 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
+    model = MODELS[args.model or DEFAULT_MODEL]  # openai:NAME checks its key before any file
     stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args, terminal)
-    model = ScriptedModel()
     echo = not stdin.isatty()
     in_turn = False
     try:
@@ -190,6 +203,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
             resumed = Chat.resume(opened)
             note = f"resumed: {resumed.restored} messages restored"
+            note += f", model {args.model}" if args.model else ""
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
@@ -202,7 +216,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         lock=True,  # taken when the first save creates the file
         fsync=args.fsync,
     )
-    terminal.say(f"session file: {printable(str(session.path))}")
+    shown_model = f" (model {args.model})" if args.model else ""  # the default goes unsaid
+    terminal.say(f"session file: {printable(str(session.path))}{shown_model}")
     return Chat(session, [], cursor=0)
 
 
@@ -216,8 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     except Stopped as stopped:  # while the session was being opened
         to_stderr(f"warning: {stopped.line()} while opening the session")
         return stopped.status
-    except (UsageError, SessionError, TooManyRounds, HistoryRefused, OutputError, InputError,
-            MemoryError) as error:  # fmt: skip
+    except (UsageError, SessionError, TooManyRounds, HistoryRefused, ModelError, OutputError,
+            InputError, MemoryError) as error:  # fmt: skip
         terminal.flush()
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")

@@ -8,7 +8,7 @@ can later put a real model behind `Model.stream` without touching anything else.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,6 +47,12 @@ class Done:
 
 
 ModelEvent = TextDelta | ToolCallEvent | Done
+
+
+class ModelError(Exception):
+    """The model could not answer this turn: a real endpoint refused the key, was busy, broke
+    off its stream... One exception for every such fault, so the program turns each into one
+    `error:` line, and the loop never appends a reply that broke off (it appends `Done` only)."""
 
 
 class HistoryRefused(Exception):
@@ -286,9 +292,47 @@ def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 
 
-# The models a session can switch between, by the name the file records.
-MODELS: dict[str, ScriptedModel] = {
-    "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
-    "scripted-v2": ScriptedModel("scripted-v2", TERSE),
-}
+OPENAI_PREFIX = "openai:"  # openai:NAME is model NAME on an OpenAI-compatible endpoint
+
+
+class Models(Mapping[str, Model]):
+    """The models a session can switch between, by the name the file records: the scripted
+    ones, and `openai:NAME` for any NAME.
+
+    Stop here: a real model is made only when its name is first looked up, and `openai` is
+    imported only then, so the scripted default never needs the SDK, a key or a network.
+    `name in MODELS` checks only the name's shape; iterating lists the scripted models and the
+    real ones made so far.
+    """
+
+    def __init__(self, scripted: Mapping[str, Model]) -> None:
+        self._made: dict[str, Model] = dict(scripted)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._made or (
+            isinstance(name, str) and name.startswith(OPENAI_PREFIX) and name != OPENAI_PREFIX
+        )
+
+    def __getitem__(self, name: str) -> Model:
+        if name not in self._made:
+            if name not in self:
+                raise KeyError(name)
+            from openai_model import OpenAIModel  # a layer of its own; it imports this one
+
+            self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._made))
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+
+MODELS = Models(
+    {
+        "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
+        "scripted-v2": ScriptedModel("scripted-v2", TERSE),
+    }
+)
 DEFAULT_MODEL = "scripted-v1"

@@ -1,4 +1,4 @@
-"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync]
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync] [--model NAME]
 
 It parses arguments, reads lines, runs the loop and saves each message the moment it is
 finished. With --continue it first rebuilds the most recent session's conversation and aligns
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directo
 from commands import Chat, is_command, run_command  # noqa: E402
 from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
 from messages import unanswered_calls, user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
 from render import printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
@@ -56,6 +56,13 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
+def model_name(text: str) -> str:
+    """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
+    if text not in MODELS:
+        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
+    return text
+
+
 def session_folder(text: str) -> Path:
     """An empty name is no folder: Path("") would quietly be the current one."""
     if not text:
@@ -82,6 +89,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--fsync",
         action="store_true",
         help="wait until the disk has each saved line (survives a power loss; slower)",
+    )
+    parser.add_argument(
+        "--model",
+        type=model_name,
+        metavar="NAME",
+        help=f"who answers: {', '.join(MODELS)} (default {DEFAULT_MODEL}), or openai:NAME",
     )
     return parser.parse_args(argv)
 
@@ -143,8 +156,12 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
+    model = MODELS[args.model or DEFAULT_MODEL]  # openai:NAME checks its key before any file
     stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args, terminal)
+    if args.model:  # the same switch as typing /model NAME first: recorded, and restored
+        for shown in run_command(chat, f"/model {args.model}").lines:
+            terminal.say(shown)
     reported = chat.session.entries.damaged  # the damaged lines open_session has named
     echo = not stdin.isatty()
     try:
@@ -256,8 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     except Stopped as stopped:  # while the session was being opened
         to_stderr(f"warning: {stopped.line()} while opening the session")
         return stopped.status
-    except (UsageError, SessionError, TooManyRounds, HistoryRefused, OutputError, InputError,
-            MemoryError) as error:  # fmt: skip
+    except (UsageError, SessionError, TooManyRounds, HistoryRefused, ModelError, OutputError,
+            InputError, MemoryError) as error:  # fmt: skip
         terminal.flush()
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")
