@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import LAB_ROOT, STEPS, step_ids
 
-PINNED = {"orjson", "networkx", "matplotlib", "pytest", "numpy", "hypothesis"}
+PINNED = {"orjson", "networkx", "matplotlib", "pytest", "numpy", "hypothesis", "openai"}
 
 
 def own_modules(step: Path) -> set[str]:

@@ -346,6 +346,14 @@ def verify(
         f"{parent_path.name}: store the path of the file that was forked",
         fork,
     )
+    entries = in_file_order(reading.by_id)
+    lost = [e for e in entries if e["type"] == "damaged"]
+    assert not lost, (
+        f"the fork {name} holds a damaged entry ({shown(lost[0])}): that is what the reader "
+        "left of a line it could not use, and it holds nothing; leave it out, as the branch "
+        "entries",
+        fork,
+    )
     assert reading.skipped == 0, (
         f"the step's reader skipped {reading.skipped} lines of the fork {name}: write every "
         "entry with fork.append_entry",
@@ -363,14 +371,6 @@ def verify(
     if context.model != parent.model:
         raise AssertionError(wrong_model(context.model, parent), fork)
 
-    entries = in_file_order(reading.by_id)
-    lost = [e for e in entries if e["type"] == "damaged"]
-    assert not lost, (
-        f"the fork {name} holds a damaged entry ({shown(lost[0])}): that is what the reader "
-        "left of a line it could not use, and it holds nothing; leave it out, as the branch "
-        "entries",
-        fork,
-    )
     copies = [payload(e) for e in entries if e["type"] != "branch"]
     extra = [
         e
