@@ -480,7 +480,11 @@ def _header_record(path: Path, first_line: bytes) -> Any:
     else:
         try:
             text = first_line.decode("utf-8")
-            return json.loads(text, parse_int=_header_int, parse_constant=_no_constant)
+            return json.loads(
+                text, parse_int=_header_int, parse_constant=_no_constant, object_pairs_hook=_once
+            )
+        except _NamedTwice as twice:  # which of the two to believe? neither
+            damage = f"the header names {_shown_key(twice.key)} twice"
         except UnicodeDecodeError:  # a ValueError too: caught first
             damage = "the header is not UTF-8 text"
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
@@ -494,6 +498,31 @@ def _header_int(digits: str) -> int:
     """An integer of the header. One of 5,000 digits is no version this program reads (and
     int() refuses it); a message shows it as the file has it."""
     return int(digits) if len(digits) <= 100 else -1
+
+
+class _NamedTwice(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of the header whose keys are each given once: {"version":1,"version":2} is
+    no header a reader can trust (orjson and json would both quietly keep the last)."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _NamedTwice(key)
+            seen.add(key)
+    return record
+
+
+def _shown_key(key: str) -> str:
+    """A key from the file, short and safe to show in a message."""
+    shown = json.dumps(key)  # quoted, control characters escaped
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def _no_constant(name: str) -> Any:

@@ -340,6 +340,10 @@ REFUSED = {
         b'{"type":"header","version":1e400,"id":"x","createdAt":"","cwd":"/"}\n',
         "not a session (the header's version 1e400 is not an integer)",
     ),
+    "a header naming its version twice": (
+        b'{"type":"header","version":1,"version":2,"id":"x","createdAt":"","cwd":"/"}\n',
+        'not a session (the header names "version" twice)',
+    ),
     "version NaN": (
         b'{"type":"header","version":NaN,"id":"x","createdAt":"","cwd":"/"}\n',
         "not a session (the header is not valid JSON)",
