@@ -322,6 +322,15 @@ class Models(Mapping[str, Model]):
             self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
         return self._made[name]
 
+    def problem(self, name: str) -> str | None:
+        """Why the model `name` cannot answer here (a real one without its key), or None:
+        asked before a switch is written down, not at the turn after it."""
+        try:
+            self[name]
+        except ModelError as error:
+            return str(error)
+        return None
+
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._made))
 

@@ -137,6 +137,8 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
     if argument not in MODELS:
         known = ", ".join(MODELS)
         return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
+    if (problem := MODELS.problem(argument)) is not None:  # a real model without its key
+        return CommandResult([problem])
     # After a fallback the file still says the other model: choosing the default is a real
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):

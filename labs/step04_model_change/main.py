@@ -141,6 +141,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     model = MODELS[args.model or DEFAULT_MODEL]  # openai:NAME checks its key before any file
     stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args, terminal)
+    MODELS[chat.model]  # a real model the file recorded checks its key now, before any turn
     if args.model:  # the same switch as typing /model NAME first: recorded, and restored
         for shown in run_command(chat, f"/model {args.model}").lines:
             terminal.say(shown)

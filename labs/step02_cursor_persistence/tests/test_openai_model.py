@@ -377,3 +377,25 @@ def test_a_switch_to_an_openai_model_is_recorded_and_restored(
     assert "model openai:good)" in lines[0]
     assert lines.count("assistant> Hello from good.") == 1
     assert [request["body"]["model"] for request in endpoint.requests] == ["good", "good"]
+
+
+@pytest.mark.skipif(not SWITCHES, reason="this step has no /model command (step 04 adds it)")
+def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any_turn(
+    tmp_path: Path, endpoint: Server
+) -> None:
+    """`/model openai:NAME` without a key used to be recorded, and the turn after it failed; a
+    session recorded with one resumed, and failed at the first question typed."""
+    keyless = environment(url(endpoint), key=None)
+    done = run_main(tmp_path, "hello\n/model openai:good\n", env=keyless)
+    assert done.returncode == 0, done.stderr
+    assert any("needs OPENAI_API_KEY" in line for line in done.stdout.splitlines())
+    assert [entry["type"] for entry in saved(tmp_path)] == ["message", "message"]  # no switch
+
+    keyed = environment(url(endpoint))
+    switched = run_main(tmp_path, "/model openai:good\n", "--continue", env=keyed)
+    assert switched.returncode == 0, switched.stderr
+    again = run_main(tmp_path, "what is 2+3\n", "--continue", env=keyless)
+    assert again.returncode == 1
+    (error,) = again.stderr.splitlines()
+    assert "needs OPENAI_API_KEY" in error
+    assert "assistant>" not in again.stdout and endpoint.requests == []  # before any turn
