@@ -22,7 +22,7 @@ import pytest
 from conftest import LAB_ROOT
 
 STEPS = ["step03_continue", "step04_model_change", "step05_branching"]
-SEEDS = 150
+SEEDS = 100
 TALK = b"hello\nwhat is 12*8\n/model scripted-v2\nwhat is 2+3\n/branch e2\nwhat is 7*6\n"
 
 DAMAGE = r'''
