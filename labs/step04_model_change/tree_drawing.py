@@ -56,19 +56,23 @@ def unmarked(text: str) -> str:
 def depths(graph: nx.DiGraph) -> dict[str, int]:
     """How far each entry is from its root: the column it is drawn in. A node on a parent
     cycle has no root; it goes in column 0 rather than nowhere."""
-    found: dict[str, int] = {}
-    for root in (node for node, degree in graph.in_degree() if degree == 0):
-        found.update(nx.single_source_shortest_path_length(graph, root))
+    found = _from_the_roots(graph)
     return {node: found.get(node, 0) for node in graph}
 
 
 def _total_depth(graph: nx.DiGraph) -> int:
     """The sum of every entry's depth, an entry on a parent cycle (no root: networkx draws
     the cycle as a chain) counted as deep as the graph is long."""
+    found = _from_the_roots(graph)
+    return sum(found.get(node, len(graph)) for node in graph)
+
+
+def _from_the_roots(graph: nx.DiGraph) -> dict[str, int]:
+    """The depth of every entry a root leads to (an entry on a parent cycle is not one)."""
     found: dict[str, int] = {}
     for root in (node for node, degree in graph.in_degree() if degree == 0):
         found.update(nx.single_source_shortest_path_length(graph, root))
-    return sum(found.get(node, len(graph)) for node in graph)
+    return found
 
 
 def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
