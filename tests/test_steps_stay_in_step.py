@@ -16,6 +16,7 @@ PINNED = {"orjson", "networkx", "matplotlib", "pytest", "numpy", "hypothesis", "
 
 def own_modules(step: Path) -> set[str]:
     names = {p.stem for p in step.glob("*.py")}
+    names |= {p.stem for p in step.glob("tests/*.py")}  # the tests' own helpers (fake_endpoint)
     names |= {p.parent.name for p in step.glob("*/__init__.py")}
     return names | {"tests", "conftest"}
 

@@ -39,10 +39,13 @@ class Terminal(io.TextIOBase):
     def __init__(self, out: TextIO | None) -> None:
         self.out = out
         self.failure: OSError | None = None
+        self.mid_line = False  # the last text written did not end its line
         if out is None:
             self.failure = OSError(errno.EBADF, "it is closed")
 
     def write(self, text: str) -> int:
+        if text:
+            self.mid_line = not text.endswith("\n")
         if self.failure is None and self.out is not None:
             try:
                 self.out.write(text)
@@ -63,6 +66,13 @@ class Terminal(io.TextIOBase):
         self.write(printable(line) + "\n")
         self.flush()
 
+    def end_line(self) -> None:
+        """Finish a line cut short (a reply that broke off mid-stream), so that what standard
+        error says next starts a line of its own on the screen, not the end of the answer."""
+        if self.mid_line:
+            self.write("\n")
+        self.flush()
+
     def check(self) -> None:
         if self.failure is not None:
             raise OutputError(f"cannot write to standard output: {self.failure.strerror}")
@@ -70,7 +80,7 @@ class Terminal(io.TextIOBase):
 
 def warn(terminal: Terminal, message: str) -> None:
     """A `warning:` line on stderr, after whatever stdout already holds."""
-    terminal.flush()
+    terminal.end_line()
     to_stderr(f"warning: {message}")
 
 
@@ -121,6 +131,8 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
             continue
         if echo:  # a pipe does not show what it "typed"; print it so the transcript reads well
             terminal.say(printable(line))
+        else:  # a terminal showed the line as it was typed, and its Enter ended it
+            terminal.mid_line = False
         return line
 
 

@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         return stopped.status
     except (UsageError, SessionError, TooManyRounds, HistoryRefused, ModelError, OutputError,
             InputError, MemoryError) as error:  # fmt: skip
-        terminal.flush()
+        terminal.end_line()  # a reply cut short ends its line before the error's
         shown = "out of memory" if isinstance(error, MemoryError) else str(error)
         to_stderr(f"error: {shown}")
         return 1

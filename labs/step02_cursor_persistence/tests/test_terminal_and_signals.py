@@ -6,6 +6,7 @@ file is the same in every step too: it asserts only what every step says alike.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+
+from terminal import Terminal, read_line
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 MAIN = [sys.executable, str(STEP_DIR / "main.py")]
@@ -172,3 +175,19 @@ def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path)
         "nothing to save: no session file was written\n"
     )
     assert not (tmp_path / ".sessions").exists()
+
+
+def test_a_line_cut_short_is_ended_before_what_standard_error_says() -> None:
+    """A reply that breaks off mid-stream leaves its line open; the `error:` line after it must
+    start a line of its own. A line the user typed at a terminal was ended by its Enter."""
+    screen = io.StringIO()
+    terminal = Terminal(screen)
+    terminal.write("assistant> Let me use")
+    terminal.end_line()
+    terminal.end_line()  # once: a line already ended gets no empty line
+    assert screen.getvalue() == "assistant> Let me use\n"
+
+    typed = io.BytesIO(b"hello\n")
+    assert read_line(typed, terminal, echo=False) == "hello"  # as at a terminal: no echo
+    terminal.end_line()
+    assert screen.getvalue().endswith("you> ")  # the terminal's own echo ended that line

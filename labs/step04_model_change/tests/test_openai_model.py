@@ -1,156 +1,36 @@
-"""`--model openai:NAME` against a fake Chat Completions endpoint this test starts on 127.0.0.1.
+"""`--model openai:NAME` against the fake Chat Completions endpoint of `fake_endpoint.py`,
+which each test starts on 127.0.0.1; no other address is ever used.
 
-The fake speaks the streaming protocol as the real API does (Server-Sent Events, chunks with
-`choices[0].delta`, tool-call arguments split across chunks, `data: [DONE]`) and refuses with
-the API's own 400 a history whose tool calls are not all answered. The name after `openai:`
-picks what it does (`openai:fault-401`...), so each fault is one real run of main.py, and the
-run after it proves nothing was half-saved. No other address is ever used.
+The fake refuses, with the API's own 400, a history whose tool calls are not all answered. The
+name after `openai:` picks what it does (`openai:fault-401`...), so each fault is one real run
+of main.py, and the run after it proves nothing was half-saved.
 
 The same file is in every step from 02; `--continue` is used where the step has it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from fake_endpoint import Server, start
 
 STEP = Path(__file__).resolve().parent.parent
 CONTINUES = "--continue" in (STEP / "main.py").read_text(encoding="utf-8")
-UNANSWERED = (
-    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
-)
-
-
-def unanswered_ids(messages: list[dict[str, Any]]) -> list[str]:
-    """The API's own check: each tool call is answered by a tool message right after it."""
-    for index, message in enumerate(messages):
-        calls = [call["id"] for call in message.get("tool_calls") or []]
-        answered = set()
-        for later in messages[index + 1 :]:
-            if later["role"] != "tool":
-                break
-            answered.add(later["tool_call_id"])
-        if missing := [call for call in calls if call not in answered]:
-            return missing
-    return []
-
-
-def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "fake",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-
-
-def text_chunks(text: str, finish: str | None = "stop") -> list[dict[str, Any]]:
-    """The text in pieces of a few characters, as a model streams it, then the finish."""
-    pieces = [text[i : i + 5] for i in range(0, len(text), 5)]
-    return [chunk({"role": "assistant", "content": piece}) for piece in pieces] + (
-        [chunk({}, finish)] if finish else []
-    )
-
-
-def call_chunks(expression: str) -> list[dict[str, Any]]:
-    """A calc call whose arguments arrive in three pieces, by index, the id and name first."""
-    arguments = json.dumps({"expression": expression})
-    first = {"index": 0, "id": "call_f1", "type": "function", "function": {"name": "calc"}}
-    pieces = [arguments[:6], arguments[6:15], arguments[15:]]
-    return text_chunks("Let me use calc.", finish=None) + [
-        chunk({"tool_calls": [first]}),
-        *[chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in pieces],
-        chunk({}, "tool_calls"),
-    ]
-
-
-class FakeEndpoint(BaseHTTPRequestHandler):
-    """POST /v1/chat/completions, streamed. The model name says how to answer."""
-
-    protocol_version = "HTTP/1.1"
-    server: Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append({"body": body, "auth": self.headers["Authorization"]})
-        if missing := unanswered_ids(body["messages"]):
-            return self.error(400, UNANSWERED.format(ids=", ".join(missing)))
-        name, last = body["model"], body["messages"][-1]
-        if name == "fault-401":
-            return self.error(401, "Incorrect API key provided: test.")
-        if name in ("fault-429", "fault-500"):
-            return self.error(int(name[-3:]), "Try again later.")
-        if name == "fault-empty-stream":  # the stream is cut before it starts
-            return self.stream([], done=False)
-        if last["role"] == "tool":
-            return self.stream(text_chunks(f"The answer is {last['content']}."))
-        if "*" in last["content"]:
-            chunks = call_chunks(last["content"].split()[-1])
-            if name == "fault-cut-arguments":  # the connection drops inside the arguments
-                return self.stream(chunks[:-2], done=False)
-            return self.stream(chunks)
-        chunks = text_chunks(f"Hello from {name}.")
-        if name == "fault-malformed":
-            return self.stream(chunks[:1], raw=b'data: {"choices": [{"delta": \n\n')
-        if name == "fault-no-finish":
-            return self.stream(chunks[:-1])  # [DONE] follows, but no finish_reason ever came
-        if name == "fault-error-event":
-            error = {"error": {"message": "The server had an error.", "type": "server_error"}}
-            return self.stream(chunks[:1] + [error])
-        return self.stream(chunks)
-
-    def error(self, status: int, message: str) -> None:
-        """The API's error body; a 429 or 5xx says when to retry (soon: tests stay quick)."""
-        data = orjson.dumps({"error": {"message": message, "type": "invalid_request_error"}})
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("retry-after-ms", "10")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def stream(self, events: list[dict[str, Any]], done: bool = True, raw: bytes = b"") -> None:
-        """Server-Sent Events until the connection closes (no length: the end is the close)."""
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for event in events:
-            self.wfile.write(b"data: " + orjson.dumps(event) + b"\n\n")
-            self.wfile.flush()
-        self.wfile.write(raw + (b"data: [DONE]\n\n" if done else b""))
-        self.close_connection = True
-
-
-class Server(ThreadingHTTPServer):
-    requests: list[dict[str, Any]]
 
 
 @pytest.fixture
 def endpoint() -> Iterator[Server]:
-    server = Server(("127.0.0.1", 0), FakeEndpoint)
-    server.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = start()
     yield server
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 def environment(base_url: str | None, key: str | None = "test") -> dict[str, str]:
@@ -167,10 +47,6 @@ def environment(base_url: str | None, key: str | None = "test") -> dict[str, str
     if key is not None:
         env["OPENAI_API_KEY"] = key
     return env
-
-
-def url(server: Server) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
 def run_main(
@@ -203,7 +79,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
     tmp_path: Path, endpoint: Server
 ) -> None:
     done = run_main(
-        tmp_path, "what is 12*8\n", "--model", "openai:good", env=environment(url(endpoint))
+        tmp_path, "what is 12*8\n", "--model", "openai:good", env=environment(endpoint.base_url)
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
@@ -263,7 +139,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
 
 def test_without_a_key_one_error_line_before_any_file(tmp_path: Path, endpoint: Server) -> None:
     done = run_main(
-        tmp_path, "hello\n", "--model", "openai:good", env=environment(url(endpoint), key=None)
+        tmp_path, "hello\n", "--model", "openai:good", env=environment(endpoint.base_url, key=None)
     )
     assert done.returncode == 1
     (line,) = done.stderr.splitlines()
@@ -293,7 +169,7 @@ def test_the_fake_refuses_unanswered_tool_calls_as_the_api_does(endpoint: Server
     """The fake's own check, proved: a model that sent this would get the API's 400."""
     import openai
 
-    client = openai.OpenAI(base_url=url(endpoint), api_key="test", max_retries=0)
+    client = openai.OpenAI(base_url=endpoint.base_url, api_key="test", max_retries=0)
     call = {"id": "call_x", "type": "function", "function": {"name": "calc", "arguments": "{}"}}
     with pytest.raises(openai.BadRequestError, match="call_x"):
         client.chat.completions.create(
@@ -339,13 +215,14 @@ AFTER = ("fault-401", "fault-cut-arguments", "refused")
 def test_a_fault_is_one_error_line_and_the_next_run_works(
     tmp_path: Path, endpoint: Server, fault: str
 ) -> None:
-    base = f"http://127.0.0.1:{refused_port()}/v1" if fault == "refused" else url(endpoint)
+    base = f"http://127.0.0.1:{refused_port()}/v1" if fault == "refused" else endpoint.base_url
     line = "what is 12*8\n" if fault == "fault-cut-arguments" else "hello\n"
     done = run_main(tmp_path, line, "--model", f"openai:{fault}", env=environment(base))
     assert done.returncode == 1, done.stdout
     assert "Traceback" not in done.stderr
     (error,) = done.stderr.splitlines()
     assert error.startswith(f"error: openai:{fault}: ") and FAULTS[fault] in error, error
+    assert done.stdout.endswith("\n"), "a reply cut short leaves the error line glued to it"
     # Nothing half-saved: the user's line may stay, but no reply that broke off.
     assert [m["role"] for m in saved_messages(tmp_path)] in ([], ["user"])
     if fault in ("fault-429", "fault-500"):
@@ -355,7 +232,7 @@ def test_a_fault_is_one_error_line_and_the_next_run_works(
         return
     again = ["--continue"] if CONTINUES else []
     after = run_main(
-        tmp_path, "hello\n", *again, "--model", "openai:good", env=environment(url(endpoint))
+        tmp_path, "hello\n", *again, "--model", "openai:good", env=environment(endpoint.base_url)
     )
     assert after.returncode == 0, after.stderr
     assert "assistant> Hello from good." in after.stdout.splitlines()
@@ -369,7 +246,7 @@ SWITCHES = "/model" in (STEP / "commands.py").read_text(encoding="utf-8")
 def test_a_switch_to_an_openai_model_is_recorded_and_restored(
     tmp_path: Path, endpoint: Server
 ) -> None:
-    env = environment(url(endpoint))
+    env = environment(endpoint.base_url)
     done = run_main(tmp_path, "/model openai:good\nhello\n", env=env)
     assert done.returncode == 0, done.stderr
     assert "switched to openai:good" in done.stdout.splitlines()
@@ -390,13 +267,13 @@ def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any
 ) -> None:
     """`/model openai:NAME` without a key used to be recorded, and the turn after it failed; a
     session recorded with one resumed, and failed at the first question typed."""
-    keyless = environment(url(endpoint), key=None)
+    keyless = environment(endpoint.base_url, key=None)
     done = run_main(tmp_path, "hello\n/model openai:good\n", env=keyless)
     assert done.returncode == 0, done.stderr
     assert any("needs OPENAI_API_KEY" in line for line in done.stdout.splitlines())
     assert [entry["type"] for entry in saved(tmp_path)] == ["message", "message"]  # no switch
 
-    keyed = environment(url(endpoint))
+    keyed = environment(endpoint.base_url)
     switched = run_main(tmp_path, "/model openai:good\n", "--continue", env=keyed)
     assert switched.returncode == 0, switched.stderr
     again = run_main(tmp_path, "what is 2+3\n", "--continue", env=keyless)
@@ -404,3 +281,39 @@ def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any
     (error,) = again.stderr.splitlines()
     assert "needs OPENAI_API_KEY" in error
     assert "assistant>" not in again.stdout and endpoint.requests == []  # before any turn
+
+
+@pytest.mark.skipif(not CONTINUES, reason="this step has no --continue (step 03 adds it)")
+def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
+    tmp_path: Path, endpoint: Server
+) -> None:
+    """A crash between the line of a tool call and the line of its result (in step 05 during
+    the tool call; in steps 02-04 between two lines of one turn's save) leaves the call without
+    a result at the end of the file. Resumed with a real model, the history is answered first
+    (steps 03 and 04 in memory, step 05 also in the file), so the endpoint never refuses it."""
+    first = run_main(tmp_path, "what is 12*8\n", env=environment(None))
+    assert first.returncode == 0, first.stderr
+    (path,) = (tmp_path / "s").glob("*.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert [orjson.loads(line)["message"]["role"] for line in lines[1:]] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
+    os.truncate(path, len(b"".join(lines[:3])))  # what the crash left: header, user, the call
+
+    resumed = run_main(
+        tmp_path,
+        "hello\n",
+        "--continue",
+        "--model",
+        "openai:good",
+        env=environment(endpoint.base_url),
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "assistant> Hello from good." in resumed.stdout.splitlines()
+    (request,) = endpoint.requests
+    sent = request["body"]["messages"]
+    assert [message["role"] for message in sent] == ["user", "assistant", "tool", "user"]
+    assert sent[2]["tool_call_id"] == sent[1]["tool_calls"][0]["id"]
