@@ -188,6 +188,7 @@ class SessionFile:
             ) from None
         except OSError as error:
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
+        written = False
         try:
             if creating and self._lock_on_create:  # locked before its first byte is written
                 self._lock_fd = _lock(self.path, fd)
@@ -196,11 +197,17 @@ class SessionFile:
             _write_all(fd, line)
             found = os.fstat(fd)
             self._file, self._size = (found.st_dev, found.st_ino), found.st_size
+            written = True
             if self.fsync:
                 os.fsync(fd)  # the kernel has the line; now wait until the disk has it
                 if creating:
                     _fsync_folder(self.path.parent)  # and the file's name, in its folder
         except OSError as error:
+            if written:  # the file holds the line; the disk did not confirm it
+                raise SessionError(
+                    f"cannot sync {self.path} to the disk: {error.strerror} (its last line is "
+                    "written, but may not survive a power loss)"
+                ) from None
             # A write cut short (a full disk, a file size limit) may leave a fragment. The
             # next write finds it at the file's end, and ends it before its own line.
             if creating:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
 
 import orjson
@@ -155,6 +156,31 @@ def test_fsync_syncs_every_append_and_the_folder_when_the_file_is_created(
     Session.open(session.path, fsync=True).session.append_message(user_text("three"))
     assert synced == [file]
 
+
+
+@pytest.mark.parametrize("which", ["the file", "its folder"])
+def test_a_sync_the_disk_refuses_says_the_line_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """fsync failing (EIO: the disk reported an error) comes after the line is in the file.
+    Before: `cannot write ...`, which a user reads as "the message is lost"; it is not, and
+    the file a first save made is kept, not removed as unfinished."""
+    real_fsync = os.fsync
+    folder = tmp_path / "sessions"
+
+    def failing(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode) == (which == "its folder"):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing)
+    session = Session.create(
+        folder, session_id="s", created_at="2026-01-01T00:00:00Z", cwd="/", fsync=True
+    )
+    with pytest.raises(SessionError, match=r"cannot sync .*its last line is written"):
+        session.append_message(user_text("one"))
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert Session.open(session.path).context.messages == [user_text("one")]
 
 def test_a_line_being_written_when_this_run_opened_never_lends_its_id(saved: Saved) -> None:
     """Another program (a step 03 or 04 run: the lock keeps out only this step's) is midway
