@@ -43,6 +43,29 @@ def network_text(graph: nx.DiGraph) -> str:
     return "\n".join(lines)
 
 
+
+def without_cycles(graph: nx.DiGraph) -> nx.DiGraph:
+    """`graph` with each parent cycle cut open, so that what is drawn is a tree.
+
+    Stop here: a damaged or hand-edited file can make entries each other's ancestors (e1 under
+    e3, e3 under e2, e2 under e1). The walk from the leaf stops at the first entry it would
+    meet a second time, and the conversation starts there; drawn uncut, the cycle shows an
+    entry twice, the leaf's mark with it. So the edge into that entry goes, and in a cycle off
+    the path, the edge into its entry that comes first in the file.
+    """
+    start, seen = graph.graph.get("leaf"), set()
+    while start in graph and start not in seen:  # up from the leaf, as the walk goes
+        seen.add(start)
+        parents = list(graph.predecessors(start))
+        if not parents or parents[0] in seen:
+            break
+        start = parents[0]
+    order = {node: index for index, node in enumerate(graph)}
+    for cycle in list(nx.simple_cycles(graph)):  # one parent each: the cycles never share
+        first = start if start in cycle else min(cycle, key=order.__getitem__)
+        graph.remove_edge(next(iter(graph.predecessors(first))), first)
+    return graph
+
 # The marks a label gets from the program, and what the same characters become in text from
 # the file: a message that says "← leaf" must not show a second leaf.
 _MARKS = str.maketrans({"←": "<-", "●": "*", "○": "o"})

@@ -16,7 +16,7 @@ import networkx as nx
 from entries import Entry, path_to_leaf, summarize
 from messages import printable
 from session import read_session
-from tree_drawing import columns, draw, network_text, unmarked  # noqa: F401 (for callers)
+from tree_drawing import columns, draw, network_text, unmarked, without_cycles  # noqa: F401
 
 KIND_COLOURS = {
     "user": "#8ecae6",
@@ -66,4 +66,4 @@ def tree_graph(
     for entry_id, entry in entries.items():
         if entry["parentId"] in entries:
             graph.add_edge(entry["parentId"], entry_id)
-    return graph
+    return without_cycles(graph)

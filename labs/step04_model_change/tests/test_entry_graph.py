@@ -83,7 +83,8 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
     graph = entry_graph(session.path)
     assert graph.graph["leaf"] == "e3"
     assert {n for n, on in graph.nodes(data="on_path") if on} == {"e1", "e3"}
-    assert ("c1", "c2") in graph.edges and ("c2", "c1") in graph.edges
+    # A cycle off the path is cut open above its first entry in the file: drawn once, as a tree.
+    assert ("c1", "c2") in graph.edges and ("c2", "c1") not in graph.edges
     assert "missing" not in graph
     fig, ax = plt.subplots()
     draw(graph, ax)  # every node placed, including the cycle that has no root
@@ -132,3 +133,22 @@ def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> 
         label.startswith(("● ", "○ ")) for label in labels
     )
     assert "hello <- leaf" in labels[0]
+
+
+def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
+    tmp_path: Path,
+) -> None:
+    """e1 hangs under e3, which hangs under e2, under e1. The walk from the leaf e3 stops at e1,
+    where the conversation starts. Before: /tree drew e3 twice, with two leaf marks."""
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_message(user_text("one"))
+    session.append_message(user_text("two"))
+    session.append_message(user_text("three"))
+    written = session.path.read_bytes()
+    looped = written.replace(b'"id":"e1","parentId":null', b'"id":"e1","parentId":"e3"')
+    assert looped != written
+    session.path.write_bytes(looped)
+    text = network_text(entry_graph(session.path))
+    first = text.splitlines()[0]
+    assert first.startswith("╙── ") and first.endswith("e1 user: one"), text  # a root
+    assert text.count("e3 user: three") == 1 and text.count("← leaf") == 1, text
