@@ -235,7 +235,8 @@ def whole(line: bytes) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# The crash lab's random kill (notebook 06): the same schedule as tests/test_faults.py's.
+# The crash lab's random kill (notebook 06): tests/test_faults.py's kill, plus kills that land
+# while the program starts up or resumes.
 
 QUESTIONS = ["what is 12*8", "hello", "what is 2+3", "what was the result", "what is 7*6"]
 
