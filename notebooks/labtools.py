@@ -4,14 +4,27 @@ The notebooks run with their own folder as the working directory (JupyterLab and
 do this), so `import labtools` finds this file. Each notebook works with exactly one step:
 step folders repeat module names (every step has a `session.py`), so two steps must never be
 imported into one kernel.
+
+Besides the step and scratch helpers, this holds the harness the notebooks drive `main.py`
+with (a process to type into, a piped run, a seeded kill), so that a notebook opens on its
+idea and not on plumbing. The harness imports nothing from a step: it runs `main.py` as its
+own process, as a user would.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import random
+import re
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = LAB_ROOT / "notebooks" / ".scratch"
@@ -76,3 +89,199 @@ def hint_exercise(exercise_id: str) -> None:
         text=True,
     )
     print((result.stdout + result.stderr).strip())
+
+
+# ---------------------------------------------------------------------------------------------
+# Running main.py as a user does. A step's notebook passes no `step`: the one use_step() chose.
+
+
+def _step_folder(step: Path | None) -> Path:
+    """The step folder to run: the one given, else the kernel's own step."""
+    if step is not None:
+        return step
+    if _active_step is None:
+        raise RuntimeError("call use_step() first: which step's main.py should run?")
+    return LAB_ROOT / "labs" / _active_step
+
+
+def _environment(delay: str | None) -> dict[str, str] | None:
+    """The child's environment: the kernel's, with LAB_TOOL_DELAY set when `delay` is given."""
+    return None if delay is None else {**os.environ, "LAB_TOOL_DELAY": delay}
+
+
+SESSION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
+
+
+def tidy(text: str) -> str:
+    """`text` with each generated session name (a clock reading and a random suffix) shown as
+    SESSION, so that a transcript reads the same on every run."""
+    return SESSION_NAME.sub("SESSION", text)
+
+
+class Program:
+    """A step's `main.py` as a live process, typed into one line at a time, its transcript
+    printed as a terminal shows it (warnings on stderr where they happen).
+
+    `type` returns once the program prompts `you> ` again: by then it has answered and saved,
+    so a notebook can look at the file *between* two lines.
+    """
+
+    def __init__(self, folder: Path, *args: str, step: Path | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(_step_folder(step) / "main.py"), *args],
+            cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        print(tidy(self._until_prompt()), end="")
+
+    def type(self, line: str) -> None:
+        """One line in; back when the program prompts again."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+        print(tidy("you> " + self._until_prompt()), end="")
+
+    def end(self) -> None:
+        """End of input (Ctrl-D at a terminal): the program says what it saved, and exits."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        print(tidy("you> ^D" + self.process.stdout.read().decode()), end="")
+        self.process.wait()
+
+    def _until_prompt(self) -> str:
+        assert self.process.stdout is not None
+        out = b""
+        while not out.endswith(b"you> "):
+            chunk = os.read(self.process.stdout.fileno(), 4096)
+            if not chunk:  # the program ended
+                return out.decode()
+            out += chunk
+        return out.decode().removesuffix("you> ")
+
+
+def run_program(
+    folder: Path,
+    lines: list[str],
+    *args: str,
+    step: Path | None = None,
+    delay: str | None = None,
+    echo: bool = False,
+    **options: Any,
+) -> subprocess.CompletedProcess[str]:
+    """Run `main.py` to the end with `lines` piped in, stdout and stderr in one stream, in
+    order (as a terminal shows them). `echo` prints that transcript, session names tidied.
+
+    `delay` sets LAB_TOOL_DELAY (seconds each tool call sleeps first); `options` go to
+    subprocess.run (a `preexec_fn` that sets a limit in the child, say).
+    """
+    done = subprocess.run(
+        [sys.executable, str(_step_folder(step) / "main.py"), *args],
+        cwd=folder, input="".join(line + "\n" for line in lines), text=True, timeout=60,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_environment(delay),
+        **options,
+    )
+    if echo:
+        print(tidy(done.stdout), end="")
+    return done
+
+
+def start_program(
+    folder: Path, *args: str, step: Path | None = None, delay: str | None = None, **options: Any
+) -> subprocess.Popen[bytes]:
+    """Start `main.py` and leave it running, to be fed a line at a time, signalled or killed.
+    Its stderr is a pipe of its own, so a notebook can read the last words of a stopped run."""
+    return subprocess.Popen(
+        [sys.executable, str(_step_folder(step) / "main.py"), *args],
+        cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=_environment(delay), **options,
+    )
+
+
+def read_until(
+    process: subprocess.Popen[bytes], marker: bytes, seen: bytes = b"", times: int = 1
+) -> bytes:
+    """Read a running program's output until `marker` has shown up `times` times in all.
+
+    Gives up after 20 s, with what the program said on stderr: a notebook cell that waits
+    for a prompt that never comes should fail, not hang.
+    """
+    assert process.stdout is not None and process.stderr is not None
+    deadline = time.monotonic() + 20
+    while seen.count(marker) < times:
+        chunk = process.stdout.read1(4096)
+        if not chunk or time.monotonic() > deadline:
+            raise RuntimeError(f"no {marker!r}: {process.stderr.read1(4096)!r}")
+        seen += chunk
+    return seen
+
+
+def the_session(folder: Path) -> Path:
+    """The one session file under `folder/.sessions` (each experiment makes one)."""
+    [path] = (folder / ".sessions").glob("*.jsonl")
+    return path
+
+
+def session_bytes(folder: Path) -> bytes:
+    """The session file's bytes, or none before the first save has created it."""
+    found = list((folder / ".sessions").glob("*.jsonl"))
+    return the_session(folder).read_bytes() if found else b""
+
+
+def whole(line: bytes) -> bool:
+    """Is this line a whole JSON object (an entry a reader can use), not a fragment?"""
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:  # not JSON, or not UTF-8: a torn or damaged line
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# The crash lab's random kill (notebook 06): tests/test_faults.py's kill, plus kills that land
+# while the program starts up or resumes.
+
+QUESTIONS = ["what is 12*8", "hello", "what is 2+3", "what was the result", "what is 7*6"]
+
+
+@dataclass(frozen=True)
+class Kill:
+    """What one SIGKILL left: the turns that had finished before it, and the run's stderr."""
+
+    finished: int  # turns whose next `you> ` prompt was shown: answered and saved
+    errors: bytes  # what the run wrote to stderr (a traceback would show here)
+
+
+def kill_at_random(folder: Path, rng: random.Random, step: Path | None = None) -> Kill:
+    """Run main.py (with --continue once a session exists), answer 0 to 3 prompts, type one
+    more question, wait up to 30 ms and SIGKILL it; a quarter of the time, kill it instead in
+    its first half second, before anything is typed. The tool sleeps 5 ms, so some kills land
+    inside a tool call. The schedule is seeded; where each kill lands is up to the machine."""
+    resume = bool(session_bytes(folder))
+    process = start_program(folder, *(["--continue"] if resume else []), step=step,
+                            delay="0.005")
+    assert process.stdin is not None
+    if rng.random() < 0.25:  # a kill while it starts up or resumes: no question typed
+        turns_wanted, pause = -1, rng.uniform(0, 0.5)
+    else:
+        turns_wanted, pause = rng.randint(0, 3), rng.uniform(0, 0.03)
+    seen = b""
+    try:
+        for turn in range(turns_wanted + 1):
+            seen = read_until(process, b"you> ", seen, times=turn + 1)  # this turn's prompt
+            question = rng.choice(QUESTIONS) + "\n"  # the last one is in flight at the kill
+            process.stdin.write(question.encode())
+            process.stdin.flush()
+        time.sleep(pause)
+    finally:
+        process.kill()  # SIGKILL: no handler, no finally, no flush in the child
+        _, errors = process.communicate(timeout=20)
+    return Kill(max(turns_wanted, 0), errors)
+
+
+def fastest(action: Callable[[], object], times: int) -> float:
+    """The shortest of `times` runs of `action`, in seconds: the run least disturbed by
+    whatever else the machine was doing, so the closest to the cost of the action itself."""
+    best = float("inf")
+    for _ in range(times):
+        started = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - started)
+    return best

@@ -33,8 +33,8 @@ def test_no_cell_stored_an_error(notebook: Path) -> None:
     assert not errors, errors
 
 
-# A step's notebook carries its number; an appendix (06_crash_lab, on step 05's code) has no
-# step of its own and no exercises.
+# A step's notebook carries its number; an appendix (06_crash_lab, 07_appendix, on step 05's
+# code) has no step of its own and no exercises.
 STEP_NOTEBOOKS = [n for n in NOTEBOOKS if any(s.name[4:6] == n.name[:2] for s in STEPS)]
 
 
