@@ -45,7 +45,7 @@ from messages import (
     tool_result,
     user_text,
 )
-from model import MODELS, ModelEvent
+from model import DEFAULT_MODEL, MODELS, ModelEvent
 from session import Session
 from tools import Tool, default_tools
 
@@ -105,10 +105,13 @@ def check(module: ModuleType) -> str:
         ids: dict[str, str] = {}
 
         say(module, chat, "hello", ids)  # e1 e2
-        say(module, chat, "what is 12*8", ids)  # e3..e6
-        say(module, chat, "what was the result", ids)  # e7 e8
-        # Up the same branch: e3..e8 are left behind.
-        move(module, chat, f"/branch {ids['answer hello']}", summary=True)  # e9, e10
+        command(module, chat, "/model scripted-v2")  # e3: in force on the first branch
+        say(module, chat, "what is 12*8", ids)  # e4..e7
+        say(module, chat, "what was the result", ids)  # e8 e9: two turns, two questions
+        command(module, chat, "/model scripted-v1")  # e10: the move starts at a model_change
+        # Up the same branch, right after /model: e3..e10 are left behind (two questions); the
+        # moves back to the first branch later must bring scripted-v2 back.
+        move(module, chat, f"/branch {ids['answer hello']}", summary=True)  # e11, e12
         say(module, chat, "what is 7*6", ids)  # e11..e14: the model must see e10's note
         for line, why in [
             ("/branch", "it names no entry"),
@@ -158,7 +161,8 @@ def check(module: ModuleType) -> str:
         "their branch entry, holding "
         "every user question and tool result left behind and none of the file's others, and "
         "the move that left none wrote none; 4 bad /branch commands wrote nothing; on the 3 "
-        "turns that followed moves the model was given the notes of the summaries on the "
+        "turns that followed moves (the first made right after /model, each move followed "
+        "by the model in force at its leaf) the model was given the notes of the summaries on the "
         "path, in place, and no note was saved as a message; a new process reopening the "
         "file gave the model the same; the step's own reader still restores the conversation; "
         f"{untrusted} branch_summary entries whose summary is no string (a list, an object, "
@@ -644,9 +648,18 @@ def judge_summary(module: ModuleType, chat: Chat, line: str, text: str, left: li
 
 
 def check_chat(module: ModuleType, chat: Chat, line: str) -> None:
-    """After a move: the chat is the context with notes, all counted by the cursor."""
+    """After a move: the chat is the context with notes, all counted by the cursor, and the
+    model is the one in force at the new leaf."""
     session = chat.session
     expected = expected_context(session.entries, session.leaf_id)
+    recorded = build_context(session.entries, session.leaf_id).model
+    assert chat.model == (recorded or DEFAULT_MODEL), (
+        f"after `{line}` chat.model is {chat.model}; the path from the new leaf switched to "
+        f"{recorded}: the context given to chat.follow carries the model in force at the "
+        "leaf, as build_context finds it (the step's /branch set it; the context with "
+        "summaries must not lose it)",
+        module.context_with_summaries,
+    )
     problem = compare(chat.messages, expected)
     if problem:
         raise AssertionError(
