@@ -109,6 +109,9 @@ def check(module: ModuleType) -> str:
             "session.append_entry, so the session numbers it and moves its leaf",
             append,
         )
+        # Right after /model: the leaf is a model_change, not a message.
+        command(module, chat, "/model scripted-v2")  # e6
+        switch(module, append, chat, "medium", leaf="e6", new_id="e7")
 
         # --- The first write of a session: the file is created with its header --------------
         first = new_chat(module, folder, "first-write")
@@ -140,7 +143,7 @@ def check(module: ModuleType) -> str:
 
         # --- A real restart: a new process, the files and nothing else ----------------------
         files = [path, first.session.path, branched.path]
-        expected = [("high", 4), ("low", 0), ("high", 6)]
+        expected = [("medium", 4), ("low", 0), ("high", 6)]
         restored = restart(module, files)
         for file, (level, messages), got in zip(files, expected, restored, strict=True):
             assert got["level"] == level and got["shown"] == [f"thinking level: {level}"], (
@@ -156,6 +159,15 @@ def check(module: ModuleType) -> str:
                 module.thinking_command,
             )
 
+        # --- Resumed, the leaf a thinking_level_change: the next switch hangs under it -------
+        resumed_chat = module.open_chat(path)
+        assert resumed_chat.model == "scripted-v2", (
+            f"reopened with open_chat, the model is {resumed_chat.model}, not scripted-v2: "
+            "the thinking level change after /model must leave the model switch on the path",
+            append,
+        )
+        switch(module, append, resumed_chat, "low", leaf="e7", new_id="e8")
+
         # --- Old readers: the step's own reader still reads the conversation ----------------
         for file, messages in [(path, chat.messages), (branched.path, branched.messages)]:
             resumed = Session.open(file)
@@ -167,7 +179,9 @@ def check(module: ModuleType) -> str:
             )
     return (
         "`/thinking high` wrote one thinking_level_change through session.append_entry, under "
-        "the leaf, and the next turn hung under it (e1 <- ... <- e5); a session's first "
+        "the leaf, and the next turn hung under it (e1 <- ... <- e5); so did `/thinking "
+        "medium` right after /model (under the model_change) and `/thinking low` in a "
+        "resumed session whose leaf was that change; a session's first "
         f"`/thinking low` created the file with its header; `/thinking` alone, the level in "
         f"force and {len(unknown)} unknown levels wrote nothing; at {len(leaves)} leaves of a "
         "branched file the level was the last change on the path, not in the file; "
@@ -322,6 +336,16 @@ def switch(
             append,
         ) from None
     entry = reading.entries[-1]
+    under = reading.by_id.get(str(leaf))
+    assert entry.get("type") != KIND or entry.get("parentId") == leaf or under is None, (
+        f"`/thinking {level}` hung the change under {entry.get('parentId')}, not under the "
+        f"leaf {leaf}, a {under['type'] if under else ''} entry"
+        + (" (the leaf right after /model)" if under and under["type"] == "model_change" else "")
+        + ": hang it under the leaf, whatever its kind, and let session.append_entry do it. "
+        f"Hung elsewhere, {leaf} drops off the path the conversation goes on from, and what "
+        "it recorded is lost to --continue",
+        append,
+    )
     want = {"type": KIND, "id": new_id, "parentId": leaf, "thinkingLevel": level}
     got = {key: entry.get(key) for key in want}
     assert got == want and reading.skipped == 0, (

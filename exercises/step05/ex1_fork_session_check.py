@@ -13,16 +13,30 @@ model; the parent's bytes never change; bad input writes nothing.
 - A second parent's leaf is a `branch` entry (moved back, nothing said since), and is forked
   by relative paths from another working directory: the header must still name the parent
   by an absolute path that is the parent file.
+- A third parent holds labels (exercise 05.2) and a branch summary (05.3), which name entries
+  by id: the fork renumbers, so each must name the copy of what it named (a label of a branch
+  entry: the copy before it; of an entry on an abandoned branch: None), and a targetId that
+  is a list is kept. Ids are compared by what they name, so a fork that keeps the parent's ids
+  and names the same entries passes too.
 - A fork of the fork names the fork. The parent's bytes are compared after every call.
+- Every parent is read-only while it is forked (mode 444), and every open of it for writing
+  is refused as the kernel refuses it: os.open and open are audited in this process
+  (`before_load`), because the checks may run as root, whom permission bits do not stop. A
+  fork that opens its parent to append (`Session.open` checks that it can) fails.
 - Refusals: forking into a session id whose file exists (the parent's own), and forking three
   files that are no session, must raise, change no byte and create no file.
 """
 
 from __future__ import annotations
 
+import builtins
+import errno
+import io
 import os
+import stat
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -36,6 +50,7 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     preview,
+    printable,
     text_of,
     tool_result,
     user_text,
@@ -45,6 +60,13 @@ from session import Session, SessionError, UnusableSessionFile, read_session
 CWD = "/home/ada/project"  # the parents' working directory; a fork continues the same work
 SKIPPED_KEYS = ("type", "id", "parentId")
 LEFT_OUT = ("branch", "damaged")  # a move inside the parent's tree; a line the reader lost
+NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}  # 05.2's and 05.3's kinds
+
+# The files a fork may only read, by (device, inode), while the student's function runs, and
+# each open of one for writing: (the file's name, how it was opened).
+PROTECTED: dict[tuple[int, int], str] = {}
+WRITE_OPENS: list[tuple[str, str]] = []
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC
 
 
 @dataclass(frozen=True)
@@ -58,8 +80,125 @@ class Parent:
     abandoned: list[Entry]  # entries in the file that are not on the path
 
     @property
+    def copied(self) -> list[Entry]:
+        """The path's entries a fork copies, in order."""
+        return [e for e in self.path_entries if e["type"] not in LEFT_OUT]
+
+    @property
     def expected(self) -> list[tuple[str, dict[str, Any]]]:
-        return [payload(e) for e in self.path_entries if e["type"] not in LEFT_OUT]
+        return expected_payloads(self.path_entries)
+
+    def entry(self, entry_id: str) -> Entry | None:
+        return next((e for e in [*self.path_entries, *self.abandoned] if e["id"] == entry_id), None)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A field that names an entry, as what it names: the position of that entry's copy among
+    the fork's entries (None: the fork has no copy of it). Ids differ; what they name must not."""
+
+    at: int | None
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A field that would name an entry but holds no id (a file is data): kept, or None."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Dangling:
+    """An id in the fork that names no entry of the fork."""
+
+    value: str
+
+
+# --- Read-only parents, real under root too -------------------------------------------------
+
+
+def before_load() -> None:
+    """Audit every open in this process: one that would write a protected file is refused as
+    the kernel refuses it for a read-only file (EACCES), and recorded. Chmod alone proves
+    nothing when the checks run as root; a wrapper sees every os.open (session_file.py's
+    included) and every open() and Path.open(), however the student's module reached them."""
+    real_os_open, real_open = os.open, builtins.open
+
+    def audited_os_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) -> int:
+        creating_only = flags & os.O_CREAT and flags & os.O_EXCL  # refused for existing files
+        if flags & _WRITE_FLAGS and not creating_only:
+            refuse_write(path, dir_fd, f"os.open with {flag_names(flags)}")
+        return real_os_open(path, flags, mode, dir_fd=dir_fd)
+
+    def audited_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if isinstance(mode, str) and set(mode) & set("wa+"):
+            refuse_write(file, None, f"open(..., {mode!r})")
+        return real_open(file, mode, *args, **kwargs)
+
+    os.open = audited_os_open  # type: ignore[assignment]
+    builtins.open = io.open = audited_open  # type: ignore[assignment]
+
+
+def refuse_write(file: Any, dir_fd: Any, how: str) -> None:
+    if not PROTECTED or isinstance(file, int):
+        return
+    try:
+        found = os.stat(file, dir_fd=dir_fd)
+    except (OSError, TypeError, ValueError):
+        return  # no such file: nothing to protect
+    name = PROTECTED.get((found.st_dev, found.st_ino))
+    if name is not None:
+        WRITE_OPENS.append((name, how))
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fsdecode(file))
+
+
+def flag_names(flags: int) -> str:
+    names = ["O_WRONLY", "O_RDWR", "O_APPEND", "O_TRUNC", "O_CREAT"]
+    return "|".join(n for n in names if flags & getattr(os, n)) or "O_RDONLY"
+
+
+@contextmanager
+def read_only(paths: list[Path]) -> Iterator[None]:
+    """Make `paths` read-only (mode 444) and protected by the audit, then as they were."""
+    modes = {}
+    for path in paths:
+        found = path.stat()
+        modes[path] = stat.S_IMODE(found.st_mode)
+        path.chmod(0o444)
+        PROTECTED[(found.st_dev, found.st_ino)] = path.name
+    try:
+        yield
+    finally:
+        PROTECTED.clear()
+        for path, mode in modes.items():
+            if path.exists():
+                path.chmod(mode)
+
+
+def opened_to_write(
+    fork: Callable[..., Any], mark: int, doing: str, error: Exception | None
+) -> None:
+    """A FAIL if the call tried to open a read-only parent for writing."""
+    if len(WRITE_OPENS) == mark:
+        return
+    name, how = WRITE_OPENS[mark]
+    if "O_TRUNC" in how or "'w" in how:  # it would have emptied the file
+        what = (
+            "Opened so, it is emptied, its bytes lost. A fork is a NEW file: create it "
+            "with Session.create and write it with fork.append_entry, whose first write "
+            "creates a file only if none has that name (O_EXCL)"
+        )
+    else:
+        what = (
+            "A fork only READS its parent: Session.open opens a session to append to it (it "
+            "checks the file can be appended to); read the parent with read_session(path), "
+            "which never opens it for writing"
+        )
+    raise AssertionError(
+        f"{doing}, fork_session opened {name} for writing ({how}), and {name} is read-only "
+        f"(mode 444: a colleague's session, a read-only disk), so that is refused. {what}",
+        fork,
+    ) from error
 
 
 def check(module: ModuleType) -> str:
@@ -96,6 +235,12 @@ def run(fork: Callable[..., Any], root: Path) -> str:
     got = call(fork, damaged.path, sessions, "fork-4", "a session with a damaged line", watched)
     verify(fork, got, sessions / "fork-4.jsonl", damaged, "a session with a damaged line")
 
+    # --- A parent whose labels and summary name entries by id: they name the copies --------
+    labelled = labelled_parent(sessions)
+    watched.append(labelled.path)
+    got = call(fork, labelled.path, sessions, "fork-5", "a session with labels", watched)
+    verify(fork, got, sessions / "fork-5.jsonl", labelled, "a session with labels")
+
     # --- A fork of the fork: it names the fork, and the fork is not touched -------------------
     as_parent = Parent(fork_1, read_path(fork_1), parent.messages, parent.model, [])
     watched.append(fork_1)
@@ -112,6 +257,7 @@ def run(fork: Callable[..., Any], root: Path) -> str:
     for name, data in not_sessions.items():
         (root / name).write_bytes(data)
         refuse(fork, root / name, root / "bad", "bad-fork", f"{name}, which is no session", [])
+    labels = sum(1 for e in labelled.path_entries if e["type"] == "label")
     return (
         f"a fork of a branched session ({len(parent.path_entries)} of its "
         f"{len(parent.path_entries) + len(parent.abandoned)} entries on the path, 2 abandoned "
@@ -120,10 +266,13 @@ def run(fork: Callable[..., Any], root: Path) -> str:
         f"and model {parent.model}; so did a fork of a session whose leaf is a move "
         f"({len(moved.messages)} messages, no model change, made by relative paths from "
         "another folder), a fork of a session with a damaged line and an entry of a kind this "
-        "step does not know on its path (the damaged line left out, the other kept whole) and "
-        "a fork of the fork; each header named its parent by absolute path, with the parent's "
-        "cwd; no parent's bytes changed; an existing session id and 3 files that are no session "
-        "raised, changing and creating nothing"
+        "step does not know on its path (the damaged line left out, the other kept whole), "
+        f"a fork of a session whose {labels} labels and branch summary name entries by id "
+        "(each named the copy of what it named: of a branch entry, the copy before it; of an "
+        "entry left behind, None; a list kept), and a fork of the fork; each header named its "
+        "parent by absolute path, with the parent's cwd; every parent was read-only (mode 444, "
+        "no open of it for writing, audited), and no parent's bytes changed; an existing session "
+        "id and 3 files that are no session raised, changing and creating nothing"
     )
 
 
@@ -169,6 +318,35 @@ def damaged_parent(folder: Path) -> Parent:
     at = lines[4].index(b"this line")  # inside e4's message: a byte no UTF-8 reader accepts
     lines[4] = lines[4][:at] + b"\xff" + lines[4][at + 1 :]
     session.path.write_bytes(b"\n".join(lines))
+    return described(session)
+
+
+def labelled_parent(folder: Path) -> Parent:
+    """Entries that name entries by id, on the path: labels (05.2) of a message, of an entry
+    on a branch left behind (e4), of a branch entry (e14, the leaf right after a move) and of
+    no id at all (a list), a name labelled twice (the latest wins), and a branch summary
+    (05.3) whose fromId is the leaf it left (e13). A branch entry early on the path (e5) makes
+    every later copy's id differ from its original's."""
+    session = Session.create(folder, session_id="labelled", created_at="2026-01-01", cwd=CWD)
+    session.append_message(user_text("hello"))  # e1
+    session.append_message(assistant_message("Hello! I can do arithmetic."))  # e2
+    session.append_message(user_text("what is 9**9**9"))  # e3
+    session.append_message(assistant_message("That is too large for me."))  # e4
+    session.append_branch("e2")  # e5
+    ask(session, "what is 7*6", "call_1", "7*6", "42")  # e6 e7 e8
+    session.append_message(assistant_message("7*6 = 42."))  # e9
+    session.append_entry("label", {"name": "good", "targetId": "e9"})  # e10
+    session.append_entry("label", {"name": "bad", "targetId": "e4"})  # e11: left behind
+    session.append_message(user_text("and 6*7?"))  # e12
+    session.append_message(assistant_message("Also 42."))  # e13
+    session.append_branch("e11")  # e14
+    summary = {"fromId": "e13", "summary": "asked: and 6*7?"}
+    session.append_entry("branch_summary", summary)  # e15
+    session.append_entry("label", {"name": "here", "targetId": "e14"})  # e16: a branch entry
+    session.append_entry("label", {"name": "good", "targetId": "e6"})  # e17: good moves
+    session.append_entry("label", {"name": "odd", "targetId": ["e9"]})  # e18: no id
+    session.append_message(user_text("what was the result"))  # e19
+    session.append_message(assistant_message("The last result was 42."))  # e20
     return described(session)
 
 
@@ -255,15 +433,21 @@ def call(
     watched: list[Path],
 ) -> Any:
     snapshots = [Snapshot(p) for p in watched]
+    mark = len(WRITE_OPENS)
     try:
-        got = fork(path, directory, session_id=session_id, created_at=f"2026-01-02 {session_id}")
+        with read_only(watched):
+            got = fork(
+                path, directory, session_id=session_id, created_at=f"2026-01-02 {session_id}"
+            )
     except (AssertionError, NotImplementedError):
         raise
     except Exception as error:
+        opened_to_write(fork, mark, f"forking {what}", error)
         raise AssertionError(
             f"fork_session({what}) raised {type(error).__name__}: {error}",
             fork,
         ) from error
+    opened_to_write(fork, mark, f"forking {what}", None)
     unchanged(fork, snapshots, f"forking {what}")
     return got
 
@@ -371,11 +555,16 @@ def verify(
     if context.model != parent.model:
         raise AssertionError(wrong_model(context.model, parent), fork)
 
-    copies = [payload(e) for e in entries if e["type"] != "branch"]
+    fork_copies = [e for e in entries if e["type"] != "branch"]
+    copies = fork_payloads(fork_copies)
+    expected = parent.expected
+    problem = wrong_names(fork_copies, copies, parent)
+    if problem:
+        raise AssertionError(f"in the fork {name}, {problem}", fork)
     extra = [
         e
-        for e in entries
-        if e["type"] != "branch" and not any(covers(payload(e), want) for want in parent.expected)
+        for e, copy in zip(fork_copies, copies, strict=True)
+        if not any(covers(copy, want) for want in expected)
     ]
     assert not extra, (
         f"the fork {name} holds {len(extra)} entries that are not on the parent's active path "
@@ -384,7 +573,7 @@ def verify(
         "entries of path_to_leaf(...), not the file",
         fork,
     )
-    missing = [p for p in parent.expected if not any(covers(copy, p) for copy in copies)]
+    missing = [p for p in expected if not any(covers(copy, p) for copy in copies)]
     assert not missing, (
         f"the fork {name} lacks {len(missing)} entries of the parent's path (first: a "
         f"{missing[0][0]} with {orjson.dumps(missing[0][1]).decode()[:80]}): copy every entry "
@@ -398,8 +587,8 @@ def verify(
         "new ids, the wrong one); leave branch entries out",
         fork,
     )
-    in_order = len(copies) == len(parent.expected) and all(
-        covers(copy, want) for copy, want in zip(copies, parent.expected, strict=True)
+    in_order = len(copies) == len(expected) and all(
+        covers(copy, want) for copy, want in zip(copies, expected, strict=True)
     )
     assert in_order, (
         f"the fork {name} holds the path's entries in another order: copy them in path order",
@@ -427,12 +616,15 @@ def refuse(
     snapshots = [Snapshot(p) for p in [*watched, path] if p.exists()]
     before = sorted(directory.iterdir()) if directory.exists() else []
     raised = None
+    mark = len(WRITE_OPENS)
     try:
-        fork(path, directory, session_id=session_id, created_at="2026-01-03")
+        with read_only([s.path for s in snapshots]):
+            fork(path, directory, session_id=session_id, created_at="2026-01-03")
     except (AssertionError, NotImplementedError):
         raise
     except Exception as error:
         raised = error
+    opened_to_write(fork, mark, f"forking with {what}", raised)
     unchanged(fork, snapshots, f"forking with {what}")
     after = sorted(directory.iterdir()) if directory.exists() else []
     created = [p.name for p in after if p not in before]
@@ -476,8 +668,111 @@ def covers(copy: tuple[str, dict[str, Any]], want: tuple[str, dict[str, Any]]) -
     the copy adds (where it came from, say) is the solution's business."""
     kind, fields = copy
     return kind == want[0] and all(
-        key in fields and fields[key] == value for key, value in want[1].items()
+        key in fields and agrees(fields[key], value) for key, value in want[1].items()
     )
+
+
+def agrees(got: Any, want: Any) -> bool:
+    if isinstance(want, Kept):  # no id: kept as it is, or None
+        return got == want or got == Copy(None)
+    return bool(got == want)
+
+
+def expected_payloads(path_entries: list[Entry]) -> list[tuple[str, dict[str, Any]]]:
+    """What the fork's entries must hold, in order, a field that names an entry as what it
+    names: the copy of that entry or, for an entry left out, the copy before it (where the
+    conversation stood); Copy(None) for an entry the fork has no copy of."""
+    stood: dict[str, int | None] = {}  # a parent id on the path -> the position of its copy
+    expected: list[tuple[str, dict[str, Any]]] = []
+    for entry in path_entries:
+        if entry["type"] in LEFT_OUT:
+            stood[entry["id"]] = len(expected) - 1 if expected else None
+            continue
+        kind, fields = payload(entry)
+        field = NAMES_AN_ENTRY.get(kind)
+        if field is not None and field in fields:
+            named = fields[field]
+            fields[field] = Copy(stood.get(named)) if isinstance(named, str) else Kept(named)
+        stood[entry["id"]] = len(expected)
+        expected.append((kind, fields))
+    return expected
+
+
+def fork_payloads(copies: list[Entry]) -> list[tuple[str, dict[str, Any]]]:
+    """The fork's entries as payloads, a field that names an entry as what it names."""
+    position = {entry["id"]: at for at, entry in enumerate(copies)}
+    payloads = []
+    for entry in copies:
+        kind, fields = payload(entry)
+        field = NAMES_AN_ENTRY.get(kind)
+        if field is not None and field in fields:
+            named = fields[field]
+            if named is None:
+                fields[field] = Copy(None)
+            elif isinstance(named, str):
+                fields[field] = Copy(position[named]) if named in position else Dangling(named)
+            else:
+                fields[field] = Kept(named)
+        payloads.append((kind, fields))
+    return payloads
+
+
+def wrong_names(
+    copies: list[Entry], payloads: list[tuple[str, dict[str, Any]]], parent: Parent
+) -> str | None:
+    """What is wrong with an id a copy names, in the student's terms, or None. Judged only
+    when the fork holds the path's kinds in order (else the checks after this one say so)."""
+    expected, originals = parent.expected, parent.copied
+    if [kind for kind, _ in payloads] != [kind for kind, _ in expected]:
+        return None
+    for at, (copy, (kind, fields)) in enumerate(zip(copies, payloads, strict=True)):
+        field = NAMES_AN_ENTRY.get(kind)
+        want = expected[at][1].get(field) if field else None
+        if field is None or want is None or agrees(fields.get(field), want):
+            continue
+        got, was = copy.get(field), originals[at][field]
+        said = f"the {kind} {copy['id']} names {field} {printable(repr(got))}"
+        if isinstance(want, Kept):
+            return (
+                f"{said}; the parent's holds {printable(repr(was))}, which is no id and names "
+                "no entry: keep it as it is"
+            )
+        if isinstance(got, str) and got in {c["id"] for c in copies}:
+            there = next(c for c in copies if c["id"] == got)
+            now = f"in the fork, {got} is {shown(there)}"
+        elif got is None:
+            now = "it names nothing"
+        else:
+            now = f"the fork has no entry {printable(str(got))}"
+        if want.at is None:
+            named = parent.entry(was)
+            where = (
+                f"is {shown(named)}, on a branch the parent left behind"
+                if named is not None
+                else "is no entry of the parent"
+            )
+            return (
+                f"{said} ({now}): the parent's {was} {where}, and the fork has no copy of it. "
+                f"Write None there, so the {kind} names nothing, rather than whatever entry "
+                "the fork gives that id later"
+            )
+        copy_id = copies[want.at]["id"]
+        named = parent.entry(was)
+        assert named is not None
+        if named["type"] in LEFT_OUT:
+            return (
+                f"{said} ({now}); in the parent it names {shown(named)}, a {named['type']} "
+                "entry, which the fork leaves out: name the fork's entry where the "
+                f"conversation stood there, the copy of the entry before it on the path "
+                f"({copy_id}), so that `/branch NAME` in the fork goes where it went in the parent"
+            )
+        return (
+            f"{said} ({now}); in the parent it names {shown(named)}, whose copy in the fork is "
+            f"{copy_id}. A fork renumbers: keep a map from each parent id on the path to its "
+            "copy's id (append_entry returns the entry it wrote) and write the copy's id, so "
+            "that `/branch NAME` in the fork goes where it went in the parent"
+        )
+    return None
 
 
 def shown(entry: Entry) -> str:

@@ -13,7 +13,9 @@ Like every entry it hangs under the leaf and becomes the leaf; it NAMES `targetI
 be anywhere in the tree. It adds nothing to the conversation: the messages and the model at
 the leaf are the same after it as before. Labels are bookmarks for the whole file, not for
 one branch: a label written on a branch you have since left still takes you back. Labelling a
-name again moves it: the LATEST label of a name wins.
+name again moves it: the LATEST label of a name wins. A fork (05.1) renumbers what it copies,
+and writes each label on its path with the fork's id for the target (None where the fork has
+no copy of it): a label in a fork names what it named in the parent.
 
 Write four functions (the rest of this file is given):
 

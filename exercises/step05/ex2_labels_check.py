@@ -35,7 +35,7 @@ import session as session_module
 from commands import Chat, CommandResult
 from entries import Entry, build_context, path_to_leaf
 from loop import run_turn
-from messages import printable, user_text
+from messages import printable, tool_calls, user_text
 from model import MODELS
 from session import Session
 from tools import default_tools
@@ -95,6 +95,7 @@ def check(module: ModuleType) -> str:
         labelled(module, chat, "/label greeted", "greeted", greeted)  # e3
         say(chat, "what is 12*8")  # e4..e7, under the label
         twelve = leaf(chat)
+        call = next(e["id"] for e in path_entries(chat) if is_call(e))  # e5
         labelled(module, chat, "/label answer", "answer", twelve)  # e8
         moved(module, chat, "/branch greeted", greeted, "the label 'greeted'")  # e9
         # A label of an entry on the branch just left: the conversation must not follow it.
@@ -116,6 +117,17 @@ def check(module: ModuleType) -> str:
         ]:
             refused(module, chat, line, why)
 
+        # --- A label of a tool call: the move goes through the step's own guards ------------
+        labelled(module, chat, f"/label call {call}", "call", call)
+        refused(
+            module,
+            chat,
+            "/branch call",
+            f"the label 'call' names {call}, a tool call, and the next message would follow a "
+            "call without its result, a history a chat API refuses: the step's /branch "
+            "refuses that move (make every move with step_branch_command, whose guards say so)",
+        )
+
         # --- /branch NAME: the latest label, wherever it was written -----------------------
         moved(module, chat, f"/branch {greeted}", greeted, f"the entry {greeted}")  # e16
         assert not any(e["type"] == KIND for e in path_entries(chat))  # no label on the path
@@ -129,6 +141,9 @@ def check(module: ModuleType) -> str:
         )  # e17
         moved(module, chat, "/branch zwölf✓", twelve, "the label 'zwölf✓'")  # e18
         say(chat, "what was the result")  # the next turn hangs under the move
+        # Right after /model the leaf is a model_change: `/label NAME` names it, not a message.
+        command(module, chat, "/model scripted-v2")
+        labelled(module, chat, "/label switched", "switched", leaf(chat))
 
         # --- A real restart: a new process, the file and nothing else -----------------------
         restarted = restart(module, path, "/branch answer")
@@ -160,7 +175,9 @@ def check(module: ModuleType) -> str:
         "under the leaf, naming the leaf or the id given, and left the conversation and the "
         "chat as they were (one label named an entry on a branch left behind); `/branch "
         "NAME` moved where `/branch ID` would, to the latest label of the name even where "
-        f"no label was on the path; {BAD} bad inputs answered one line and wrote nothing; a new "
+        f"no label was on the path; {BAD} bad inputs (one a label of a tool call, refused as "
+        "the step's /branch refuses it) answered one line and wrote nothing; `/label` right "
+        "after /model named the model_change at the leaf; a new "
         "process reopening the file went to the latest label 'answer'; label_target "
         f"answered {lookups} lookups in a mapping that is no dict, in file order, other "
         "kinds with a name ignored"
@@ -180,6 +197,10 @@ def say(chat: Chat, text: str) -> None:
     for _ in run_turn(MODELS[chat.model], default_tools(), chat.messages, user_text(text)):
         pass
     chat.save_new()
+
+
+def is_call(entry: Entry) -> bool:
+    return entry["type"] == "message" and bool(tool_calls(entry["message"]))
 
 
 def leaf(chat: Chat) -> str:
@@ -280,6 +301,13 @@ def labelled(module: ModuleType, chat: Chat, line: str, name: str, target: str) 
         )
     want = {"type": KIND, "parentId": before.leaf, "name": name, "targetId": target}
     got = {key: written.get(key) for key in want}
+    kind = session.entries[target]["type"] if target in session.entries else None
+    assert written.get("targetId") == target or kind == "message" or len(line.split()) > 2, (
+        f"`{line}` labelled {written.get('targetId')}, not the leaf {target}, a {kind} entry "
+        "(the leaf right after /model): with no ID, a label names the leaf, whatever its kind, "
+        "so that `/branch NAME` comes back to exactly there (here, with the model switched to)",
+        module.label_command,
+    )
     assert got == want, (
         f"`{line}` wrote {json.dumps(dict(written))}; it should write {json.dumps(want)} "
         "(with the id the write path gives it)",

@@ -33,7 +33,10 @@ Write four functions (the rest of this file is given):
 1. `left_behind(entries, old_leaf, target)`: the entries described above, in path order.
 2. `summarize_branch(entries)`: the summary of those entries; "" when they hold no message.
 3. `context_with_summaries(entries, leaf_id)`: like `entries.build_context`, plus a note for
-   each branch_summary on the path, where it is.
+   each branch_summary on the path, where it is. "Like" includes what build_context does with
+   tool calls (read it): a call in the middle of the path whose result is lost gets an error
+   result in memory, a result whose call is lost is left out, and a call the path ends on is
+   left for the resume to answer in the file (`open_chat` does, as `Chat.resume` does).
 4. `branch_command(chat, argument)`, the new `/branch ID`: call `step_branch_command` (it
    refuses bad input, moves the leaf and rebuilds the chat); if it moved, append the summary
    entry (when there is something to summarise) and `chat.follow` the context with summaries.
@@ -79,8 +82,8 @@ def summarize_branch(entries: list[Entry]) -> str:
 
 def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
     """What the model is given at `leaf_id`: the conversation, with each summary's note."""
-    # TODO: the path's messages, a summary_note where each branch_summary is; the model and
-    # the chain break as build_context has them.
+    # TODO: the path's messages, a summary_note where each branch_summary is, tool calls and
+    # results paired as build_context pairs them; the model and the chain break as it has them.
     raise NotImplementedError("context_with_summaries is not written yet")
 
 
@@ -122,4 +125,5 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
+    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

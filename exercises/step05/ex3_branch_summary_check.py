@@ -35,8 +35,17 @@ import session as session_module
 from commands import Chat, CommandResult
 from entries import Entry, build_context, path_to_leaf
 from loop import run_turn
-from messages import Message, assistant_message, preview, text_of, user_text
-from model import MODELS, ModelEvent
+from messages import (
+    Message,
+    ToolCallBlock,
+    assistant_message,
+    history_problem,
+    preview,
+    text_of,
+    tool_result,
+    user_text,
+)
+from model import DEFAULT_MODEL, MODELS, ModelEvent
 from session import Session
 from tools import Tool, default_tools
 
@@ -96,10 +105,13 @@ def check(module: ModuleType) -> str:
         ids: dict[str, str] = {}
 
         say(module, chat, "hello", ids)  # e1 e2
-        say(module, chat, "what is 12*8", ids)  # e3..e6
-        say(module, chat, "what was the result", ids)  # e7 e8
-        # Up the same branch: e3..e8 are left behind.
-        move(module, chat, f"/branch {ids['answer hello']}", summary=True)  # e9, e10
+        command(module, chat, "/model scripted-v2")  # e3: in force on the first branch
+        say(module, chat, "what is 12*8", ids)  # e4..e7
+        say(module, chat, "what was the result", ids)  # e8 e9: two turns, two questions
+        command(module, chat, "/model scripted-v1")  # e10: the move starts at a model_change
+        # Up the same branch, right after /model: e3..e10 are left behind (two questions); the
+        # moves back to the first branch later must bring scripted-v2 back.
+        move(module, chat, f"/branch {ids['answer hello']}", summary=True)  # e11, e12
         say(module, chat, "what is 7*6", ids)  # e11..e14: the model must see e10's note
         for line, why in [
             ("/branch", "it names no entry"),
@@ -140,6 +152,7 @@ def check(module: ModuleType) -> str:
                 f"model {len(restarted)} messages: {problem}",
                 module.context_with_summaries,
             )
+    paired = direct_pairing(module.context_with_summaries)
     return (
         f"left_behind gave the old path below the common ancestor for {lookups} moves, up and "
         "across; summarize_branch gave '' for no message and "
@@ -148,11 +161,15 @@ def check(module: ModuleType) -> str:
         "their branch entry, holding "
         "every user question and tool result left behind and none of the file's others, and "
         "the move that left none wrote none; 4 bad /branch commands wrote nothing; on the 3 "
-        "turns that followed moves the model was given the notes of the summaries on the "
+        "turns that followed moves (the first made right after /model, each move followed "
+        "by the model in force at its leaf) the model was given the notes of the summaries on the "
         "path, in place, and no note was saved as a message; a new process reopening the "
         "file gave the model the same; the step's own reader still restores the conversation; "
         f"{untrusted} branch_summary entries whose summary is no string (a list, an object, "
-        "null, none at all) gave the model no note"
+        "null, none at all) gave the model no note; on a path with a summary and "
+        f"{paired} tool calls and results that do not pair up, the context was the step's own "
+        "(a lost result answered in memory, a result without its call left out, the last call "
+        "left for the resume), with the note in place"
     )
 
 
@@ -305,6 +322,72 @@ def direct_untrusted_summaries(context_with_summaries: Callable[..., Any]) -> in
         context_with_summaries,
     )
     return len(odd)
+
+
+def direct_pairing(context_with_summaries: Callable[..., Any]) -> int:
+    """Tool calls and results as the step's own build_context pairs them, the note in place:
+    e2's call lost its result (e3, a damaged line), e5 is a result whose call is not on the
+    path, and the path ends on e7's call, which the resume answers in the file."""
+    call_1: ToolCallBlock = {"type": "toolCall", "id": "call_1", "name": "calc",
+                             "arguments": {"expression": "6*7"}}  # fmt: skip
+    call_2: ToolCallBlock = {**call_1, "id": "call_2"}
+    stray: ToolCallBlock = {**call_1, "id": "call_9"}
+    summary = "asked: what is 2**10000; result: too large"
+    chain: list[dict[str, Any]] = [
+        {"type": "message", "message": user_text("what is 6*7")},
+        {"type": "message", "message": assistant_message("Let me calculate that.", [call_1])},
+        {"type": "damaged"},  # what the reader leaves of the line that held call_1's result
+        {"type": KIND, "fromId": "e1", "summary": summary},
+        {"type": "message", "message": tool_result(stray, "81")},
+        {"type": "message", "message": user_text("and 7*6?")},
+        {"type": "message", "message": assistant_message("Let me calculate that.", [call_2])},
+    ]
+    entries = Entries([
+        {"id": f"e{n}", "parentId": f"e{n - 1}" if n > 1 else None, **fields}
+        for n, fields in enumerate(chain, start=1)
+    ])  # fmt: skip
+    try:
+        context = context_with_summaries(entries, "e7")
+    except (AssertionError, NotImplementedError):
+        raise
+    except Exception as error:
+        raise AssertionError(
+            f"context_with_summaries raised {type(error).__name__}: {error} on a path with a "
+            "damaged line: walk it as build_context does",
+            context_with_summaries,
+        ) from error
+    plain = build_context(entries, "e7").messages  # the step's own pairing
+    want = plain[:3] + [("note", summary)] + plain[3:]
+    given = list(context.messages)
+    notes = [i for i, m in enumerate(given) if is_note(m, summary)]
+    without = [m for i, m in enumerate(given) if i not in notes]
+    if without == plain and notes == [3]:
+        return 3
+    said = (
+        f"context_with_summaries gave the model {[preview(m)[:30] for m in given]} for a path "
+        "with a summary and tool calls that do not pair up"
+    )
+    if len(without) > len(plain) and without[: len(plain)] == plain:
+        raise AssertionError(
+            f"{said}: the call the path ends on ({call_2['id']}) was answered in memory. "
+            "build_context leaves it for the resume, which writes its answer to the file; "
+            "answered in memory only, it is answered again on every resume",
+            context_with_summaries,
+        )
+    ends_on_the_call = bool(without) and without[-1] == plain[-1]
+    problem = history_problem(without[:-1] if ends_on_the_call else without)
+    if problem is not None:
+        raise AssertionError(
+            f"{said}; a chat API refuses that ({problem[:160]}). The step's build_context "
+            "pairs them (read it): an error result in memory for a call whose result is lost, "
+            "no result without its call; do the same, with the notes in place",
+            context_with_summaries,
+        )
+    raise AssertionError(
+        f"{said}; expected the step's own context with the note in place: "
+        f"{[preview(m)[:30] if isinstance(m, dict) else 'note' for m in want]}",
+        context_with_summaries,
+    )
 
 
 # --- Driving the chat ------------------------------------------------------------------------
@@ -565,9 +648,18 @@ def judge_summary(module: ModuleType, chat: Chat, line: str, text: str, left: li
 
 
 def check_chat(module: ModuleType, chat: Chat, line: str) -> None:
-    """After a move: the chat is the context with notes, all counted by the cursor."""
+    """After a move: the chat is the context with notes, all counted by the cursor, and the
+    model is the one in force at the new leaf."""
     session = chat.session
     expected = expected_context(session.entries, session.leaf_id)
+    recorded = build_context(session.entries, session.leaf_id).model
+    assert chat.model == (recorded or DEFAULT_MODEL), (
+        f"after `{line}` chat.model is {chat.model}; the path from the new leaf switched to "
+        f"{recorded}: the context given to chat.follow carries the model in force at the "
+        "leaf, as build_context finds it (the step's /branch set it; the context with "
+        "summaries must not lose it)",
+        module.context_with_summaries,
+    )
     problem = compare(chat.messages, expected)
     if problem:
         raise AssertionError(

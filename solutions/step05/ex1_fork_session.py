@@ -11,9 +11,11 @@ where it came from:
 
 Write `fork_session(path, directory, *, session_id, created_at)`:
 
-1. Read the parent. Its conversation is the path from its leaf (`Session.open`, and
-   `entries.path_to_leaf`), not its lines in file order: a branched file holds abandoned
-   branches, and they stay in the parent.
+1. Read the parent, and only read it: `read_session(path)` gives its header, its entries by
+   id and its leaf, and never opens the file for writing (`Session.open` opens a session to
+   append to it, and a read-only parent would look unforkable). Its conversation is the path
+   from its leaf (`entries.path_to_leaf`), not its lines in file order: a branched file holds
+   abandoned branches, and they stay in the parent.
 2. Create the fork in `directory` with `Session.create` (id and time as given, the parent's
    `cwd`), and put `parentSession`, the parent file's ABSOLUTE path as text, in its `header`
    before the first write: the header is written with the first entry.
@@ -24,10 +26,20 @@ Write `fork_session(path, directory, *, session_id, created_at)`:
    it holds). Leave out `branch` entries: they record a move inside the parent's tree, and
    their `fromId` names an entry the fork does not have. Leave out `damaged` ones too: that is
    what the reader left of a line it could not use, and it holds nothing to copy.
-4. Return the fork's path, `directory/<session_id>.jsonl`.
+4. A fork renumbers, so an id copied as it was would name another entry of the fork, or none.
+   Two kinds of the next exercises name an entry by id: a `label` (05.2) its `targetId`, a
+   `branch_summary` (05.3) its `fromId`. Write the FORK's id there: the id of that entry's
+   copy (`append_entry` returns the entry it wrote, id included), or for an entry left out
+   (a branch entry, a damaged one) the copy before it on the path, where the conversation
+   stood; `None` when the fork has no copy of it (an entry on a branch the parent left
+   behind). So `/branch good` in the fork goes where it went in the parent, and a label of
+   an abandoned entry names nothing, never the entry the fork later gives that id. A value
+   that is no string names no entry: keep it as it is.
+5. Return the fork's path, `directory/<session_id>.jsonl`.
 
 Reopened with `Session.open`, the fork resumes the parent's conversation and model. The parent
-file is only read: not one byte of it changes. A `session_id` whose file already exists must
+file is only read: not one byte of it changes, and a read-only parent forks like any
+other. A `session_id` whose file already exists must
 raise and leave that file as it was (the one write path refuses to overwrite); so must a
 parent that is not a session, creating nothing.
 
@@ -39,25 +51,33 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import DAMAGED, path_to_leaf
-from session import Session
+from session import Session, read_session
 
 SKIPPED_KEYS = ("type", "id", "parentId")  # the fork's write path sets these afresh
 LEFT_OUT = ("branch", DAMAGED)  # a move inside the parent's tree; a line the reader lost
+NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}  # 05.2's and 05.3's kinds
 
 
 def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    parent = Session.open(path).session  # reads the parent; refuses what is no session
+    parent = read_session(path)  # reads the parent, never opens it to write; refuses no session
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
     # Absolute: the fork may be opened from another folder than the one it was made in.
     fork.header["parentSession"] = str(Path(path).resolve())  # type: ignore[typeddict-item]
-    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+    in_fork: dict[str, str | None] = {}  # a parent id on the path -> the fork's id for it
+    last_copy = None
+    for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
         if entry["type"] in LEFT_OUT:
+            in_fork[entry["id"]] = last_copy  # the conversation there is the one before it
             continue  # the fork is a straight line of what the conversation holds
         fields = {key: value for key, value in entry.items() if key not in SKIPPED_KEYS}
-        fork.append_entry(entry["type"], fields)  # a new id, under the copy before it
+        field = NAMES_AN_ENTRY.get(entry["type"])
+        if field is not None and isinstance(named := fields.get(field), str):
+            fields[field] = in_fork.get(named)  # its copy's id; None: not in the fork
+        last_copy = fork.append_entry(entry["type"], fields)["id"]  # new id, under the one before
+        in_fork[entry["id"]] = last_copy
     return fork.path

@@ -33,7 +33,10 @@ Write four functions (the rest of this file is given):
 1. `left_behind(entries, old_leaf, target)`: the entries described above, in path order.
 2. `summarize_branch(entries)`: the summary of those entries; "" when they hold no message.
 3. `context_with_summaries(entries, leaf_id)`: like `entries.build_context`, plus a note for
-   each branch_summary on the path, where it is.
+   each branch_summary on the path, where it is. "Like" includes what build_context does with
+   tool calls (read it): a call in the middle of the path whose result is lost gets an error
+   result in memory, a result whose call is lost is left out, and a call the path ends on is
+   left for the resume to answer in the file (`open_chat` does, as `Chat.resume` does).
 4. `branch_command(chat, argument)`, the new `/branch ID`: call `step_branch_command` (it
    refuses bad input, moves the leaf and rebuilds the chat); if it moved, append the summary
    entry (when there is something to summarise) and `chat.follow` the context with summaries.
@@ -52,7 +55,7 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, printable, user_text
 from session import Session
 
 KIND = "branch_summary"
@@ -102,7 +105,7 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
         elif entry["type"] == KIND and isinstance(entry.get("summary"), str):
             messages.append(summary_note(entry["summary"]))  # where it is on the path
     plain = build_context(entries, leaf_id)  # the model in force and the chain break
-    return Context(messages, plain.model, plain.chain_break)
+    return Context(answered_in_memory(messages, at_the_end=False), plain.model, plain.chain_break)
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -155,4 +158,5 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
+    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -10,21 +10,28 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf
-from session import Session
+from session import Session, read_session
 
 
 def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    parent = Session.open(path).session
+    parent = read_session(path)  # only reads the parent
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
     fork.header["parentSession"] = str(Path(path).resolve())
-    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+    copy_of: dict[str, str | None] = {}  # parent id -> the fork's id for it
+    stood = None  # the fork's last copy: where the conversation stands
+    for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
         if entry["type"] in ("branch", "damaged"):
+            copy_of[entry["id"]] = stood
             continue
         fields = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")}
-        fork.append_entry(entry["type"], {"copiedFrom": entry["id"], **fields})  # first kept
+        key = {"label": "targetId", "branch_summary": "fromId"}.get(entry["type"], "")
+        if isinstance(fields.get(key), str):
+            fields[key] = copy_of.get(fields[key])  # None: the fork has no copy of it
+        copy = fork.append_entry(entry["type"], {"copiedFrom": entry["id"], **fields})
+        stood = copy_of[entry["id"]] = copy["id"]
     return fork.path

@@ -3,8 +3,9 @@
 Each copy keeps its id; an entry that hung under a left-out branch entry is hung under the
 copy before it instead, so the fork is still a straight line. The file is created with
 O_EXCL, so an existing session is never overwritten, and the parent is named with
-os.path.abspath. A check that insisted on new ids e1, e2, ..., or on Session.create, or on
-Path.resolve, would fail it.
+os.path.abspath. A label or a summary names the same id as in the parent, but for an entry
+left out: there the id where the conversation stood, and None for one the fork lacks. A check
+that insisted on new ids e1, e2, ..., or on Session.create, or on Path.resolve, would fail it.
 """
 
 from __future__ import annotations
@@ -37,10 +38,18 @@ def fork_session(
     }
     lines = [orjson.dumps(header)]
     previous = None
+    stood: dict[str, str | None] = {}  # a path id -> the kept id where the conversation is there
     for entry in path_to_leaf(reading.by_id, leaf).entries:
+        stood[entry["id"]] = entry["id"]
         if entry["type"] in ("branch", "damaged"):
+            stood[entry["id"]] = previous  # not kept: its id names nothing in the fork
             continue
-        lines.append(orjson.dumps({**entry, "parentId": previous}))
+        copy = {**entry, "parentId": previous}
+        if entry["type"] == "label" and isinstance(entry.get("targetId"), str):
+            copy["targetId"] = stood.get(entry["targetId"])  # None: not in the fork
+        if entry["type"] == "branch_summary" and isinstance(entry.get("fromId"), str):
+            copy["fromId"] = stood.get(entry["fromId"])
+        lines.append(orjson.dumps(copy))
         previous = entry["id"]
     target = Path(directory) / f"{session_id}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,8 @@
 entries with append_message / append_model_change / append_entry by kind.
 
 The walk stops at a missing or already visited parent; the copies go through the fork's
-write path, each kind by its own method; the parent's path is given as a string. A check
+write path, each kind by its own method, and the ids a label or a summary names are looked
+up in a map filled as the copies are written; the parent's path is given as a string. A check
 that insisted on path_to_leaf, or on one append_entry call for every kind, would fail it.
 """
 
@@ -10,21 +11,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session import Session
+from session import Session, read_session
 
 
 def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    resumed = Session.open(str(path))
-    parent = resumed.session
+    parent = read_session(str(path))
     path_entries = []
     seen: set[str] = set()
     current = parent.leaf_id
-    while current is not None and current in parent.entries and current not in seen:
+    while current is not None and current in parent.by_id and current not in seen:
         seen.add(current)
-        entry = parent.entries[current]
+        entry = parent.by_id[current]
         path_entries.append(entry)
         current = entry["parentId"]
     path_entries.reverse()
@@ -32,12 +32,22 @@ def fork_session(
         str(directory), session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
     fork.header["parentSession"] = str(Path(path).absolute())
+    new_ids: dict[str, str] = {}  # parent id -> the id of its copy, or of the copy before it
     for entry in path_entries:
         if entry["type"] == "message":
-            fork.append_message(entry["message"])
+            written = fork.append_message(entry["message"])
         elif entry["type"] == "model_change":
-            fork.append_model_change(entry["model"])
+            written = fork.append_model_change(entry["model"])
         elif entry["type"] not in ("branch", "damaged"):
             fields = {k: entry[k] for k in entry if k not in ("type", "id", "parentId")}
-            fork.append_entry(entry["type"], fields)
+            key = "targetId" if entry["type"] == "label" else "fromId"
+            if entry["type"] in ("label", "branch_summary") and isinstance(fields.get(key), str):
+                fields[key] = new_ids.get(fields[key])
+            written = fork.append_entry(entry["type"], fields)
+        elif fork.leaf_id is not None:
+            new_ids[entry["id"]] = fork.leaf_id  # left out: the conversation stands at the leaf
+            continue
+        else:
+            continue
+        new_ids[entry["id"]] = written["id"]
     return fork.path

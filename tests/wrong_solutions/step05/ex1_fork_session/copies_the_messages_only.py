@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session import Session
+from entries import build_context
+from session import Session, read_session
 
 EXPECTED_FAIL = "the fork's model is None; at the parent's leaf it is 'scripted-v2'"
 
@@ -18,14 +19,14 @@ def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    resumed = Session.open(path)
+    parent = read_session(path)  # only reads the parent
     fork = Session.create(
         directory,
         session_id=session_id,
         created_at=created_at,
-        cwd=resumed.session.header["cwd"],
+        cwd=parent.header["cwd"],
     )
     fork.header["parentSession"] = str(Path(path).resolve())
-    for message in resumed.context.messages:
+    for message in build_context(parent.by_id, parent.leaf_id).messages:
         fork.append_message(message)
     return fork.path

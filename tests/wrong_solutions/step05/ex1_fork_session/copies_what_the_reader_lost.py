@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 
 from entries import path_to_leaf
-from session import Session
+from session import read_session
 
 EXPECTED_FAIL = "holds a damaged entry"
 
@@ -23,11 +23,11 @@ def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    parent = Session.open(path).session
+    parent = read_session(path)  # only reads the parent
     header = {"type": "header", "version": 1, "id": session_id, "createdAt": created_at,
               "cwd": parent.header["cwd"], "parentSession": str(Path(path).resolve())}  # fmt: skip
     lines, previous = [orjson.dumps(header)], None
-    for number, entry in enumerate(path_to_leaf(parent.entries, parent.leaf_id).entries, 1):
+    for number, entry in enumerate(path_to_leaf(parent.by_id, parent.leaf_id).entries, 1):
         if entry["type"] == "branch":
             continue
         copy = {**entry, "id": f"e{number}", "parentId": previous}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf
-from session import Session
+from session import Session, read_session
 
 EXPECTED_FAIL = "holds a branch entry"
 
@@ -20,12 +20,12 @@ def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    parent = Session.open(path).session
+    parent = read_session(path)  # only reads the parent
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
     fork.header["parentSession"] = str(Path(path).resolve())
-    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+    for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
         fields = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")}
         fork.append_entry(entry["type"], fields)
     return fork.path

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf
-from session import Session
+from session import Session, read_session
 
 EXPECTED_FAIL = "a relative path: it names the parent only from the folder the fork was made in"
 
@@ -19,12 +19,12 @@ def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    parent = Session.open(path).session
+    parent = read_session(path)  # only reads the parent
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
     fork.header["parentSession"] = str(path)
-    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+    for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
         if entry["type"] == "branch":
             continue
         fields = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")}

@@ -12,7 +12,7 @@ from pathlib import Path
 from entries import path_to_leaf
 from session import Session
 
-EXPECTED_FAIL = "fork_session changed parent.jsonl: it appended 1 line(s) to it (a fork entry)"
+EXPECTED_FAIL = "fork_session opened parent.jsonl for writing (os.open with O_RDWR|O_APPEND)"
 
 
 def fork_session(

@@ -13,10 +13,11 @@ from pathlib import Path
 import orjson
 
 from entries import path_to_leaf
-from session import Session
+from session import read_session
 
 EXPECTED_FAIL = (
-    "forking with the id of an existing session, fork_session changed parent.jsonl: it rewrote it"
+    "forking with the id of an existing session, fork_session opened parent.jsonl for writing "
+    "(open(..., 'wb'))"
 )
 
 
@@ -24,7 +25,7 @@ def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    parent = Session.open(path).session
+    parent = read_session(path)  # only reads the parent
     header = {
         "type": "header",
         "version": 1,
@@ -36,13 +37,18 @@ def fork_session(
     lines = [orjson.dumps(header)]
     previous = None
     number = 0
-    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+    new_ids: dict[str, str | None] = {}  # parent id -> the fork's id for it
+    for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
         if entry["type"] in ("branch", "damaged"):
+            new_ids[entry["id"]] = previous
             continue
         number += 1
         copy = {**entry, "id": f"e{number}", "parentId": previous}
+        key = {"label": "targetId", "branch_summary": "fromId"}.get(entry["type"])
+        if key is not None and isinstance(entry.get(key), str):
+            copy[key] = new_ids.get(entry[key])
         lines.append(orjson.dumps(copy))
-        previous = copy["id"]
+        previous = new_ids[entry["id"]] = copy["id"]
     target = Path(directory) / f"{session_id}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target, "wb") as file:

@@ -5,7 +5,6 @@ data: a summary that is a list, an object or missing becomes a note reading "['a
 "{'text': 'x'}" or nothing at all, and the model is told of a branch in words no one wrote.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -15,7 +14,7 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, printable, user_text
 from session import Session
 
 KIND = "branch_summary"
@@ -24,6 +23,7 @@ NOTE_PREFIX = "(A branch of this conversation was left behind. What happened the
 
 
 EXPECTED_FAIL = "a summary that is no string is no note"
+
 
 def summary_note(summary: str) -> UserMessage:
     """The message the model is given for a branch_summary entry."""
@@ -67,7 +67,7 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
         elif entry["type"] == KIND:
             messages.append(summary_note(entry.get("summary", "")))  # where it is on the path
     plain = build_context(entries, leaf_id)  # the model in force and the chain break
-    return Context(messages, plain.model, plain.chain_break)
+    return Context(answered_in_memory(messages, at_the_end=False), plain.model, plain.chain_break)
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -120,4 +120,5 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
+    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

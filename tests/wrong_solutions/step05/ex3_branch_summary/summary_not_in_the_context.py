@@ -112,4 +112,5 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
+    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -1,0 +1,109 @@
+"""Wrong: the switch is hung under the last MESSAGE of the path, whatever the leaf is.
+
+"A level belongs to the conversation, so it hangs under what was said last." After a turn the
+leaf is that message, and every switch is right. But right after /model the leaf is the
+model_change: the thinking change hangs beside it, the model switch drops off the path, and
+--continue comes back with the old model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from commands import COMMANDS as STEP_COMMANDS
+from commands import Chat, Command, CommandResult
+from entries import Entry, path_to_leaf
+from messages import printable
+from model import DEFAULT_MODEL, MODELS
+from session import Session
+
+EXPECTED_FAIL = (
+    "`/thinking medium` hung the change under e5, not under the leaf e6, a model_change entry"
+)
+
+LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
+DEFAULT_LEVEL = "off"  # in force until a session switches
+
+
+@dataclass
+class ThinkingChat(Chat):
+    """A run of the program that also holds the thinking level the next turn runs with."""
+
+    thinking: str = DEFAULT_LEVEL
+
+
+def append_thinking_level_change(session: Session, level: str) -> Entry:
+    """Record a switch to `level` as a child of the leaf, then advance the leaf."""
+    said = [
+        e for e in path_to_leaf(session.entries, session.leaf_id).entries if e["type"] == "message"
+    ]
+    if said:
+        session.leaf_id = said[-1]["id"]  # under what was said last
+    return session.append_entry("thinking_level_change", {"thinkingLevel": level})
+
+
+def thinking_command(chat: ThinkingChat, argument: str) -> CommandResult:
+    """`/thinking` shows the level; `/thinking LEVEL` switches and records the switch."""
+    if not argument:
+        return CommandResult([f"thinking level: {chat.thinking}"])
+    if argument not in LEVELS:
+        known = ", ".join(LEVELS)
+        return CommandResult([f"unknown level {printable(argument)} (the levels: {known})"])
+    if argument == chat.thinking:
+        return CommandResult([f"the thinking level is already {argument}"])
+    append_thinking_level_change(chat.session, argument)  # the file first, then the memory
+    chat.thinking = argument
+    return CommandResult([f"thinking level set to {argument}"])
+
+
+def thinking_level_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
+    """The thinking level in force at `leaf_id`: the last change on the path from the leaf."""
+    level: object = DEFAULT_LEVEL
+    for entry in path_to_leaf(entries, leaf_id).entries:  # the path, never the file's order
+        if entry["type"] == "thinking_level_change":
+            level = entry.get("thinkingLevel")  # the last one on the path wins
+    return level if level in LEVELS else DEFAULT_LEVEL
+
+
+# --- Given: how main.py would use them -------------------------------------------------------
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<17} {c.help}" for c in COMMANDS.values()])
+
+
+COMMANDS: dict[str, Command] = {
+    **STEP_COMMANDS,
+    "/help": Command("/help", "list the commands", help_command),
+    "/thinking": Command(
+        "/thinking [LEVEL]",
+        f"show the thinking level, or set it ({', '.join(LEVELS)})",
+        thinking_command,
+    ),
+}
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """The step's run_command, over this file's table (the step's own one stays untouched)."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument.strip())
+
+
+def open_chat(path: Path | str) -> ThinkingChat:
+    """What `--continue` would do with this session: the messages, the model and the level
+    in force at the leaf, all read from the file (a fresh process knows nothing else)."""
+    resumed = Session.open(path)
+    messages = resumed.context.messages
+    model = resumed.context.model
+    return ThinkingChat(
+        resumed.session,
+        messages,
+        cursor=len(messages),
+        model=model if model in MODELS else DEFAULT_MODEL,
+        thinking=thinking_level_at(resumed.session.entries, resumed.session.leaf_id),
+    )

@@ -1,0 +1,106 @@
+"""Wrong: the switch is written through session.append_entry, and then the leaf is put back.
+
+"A setting is not part of the conversation, so it should not move it": the messages hang on
+under the last one, as if the switch had never been written. But then the next message hangs
+beside the switch, not under it: the change is on no path the conversation goes on from, and
+--continue, walking from the leaf, never meets it. The leaf moves only through the one write
+path, and the write path moves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from commands import COMMANDS as STEP_COMMANDS
+from commands import Chat, Command, CommandResult
+from entries import Entry, path_to_leaf
+from messages import printable
+from model import DEFAULT_MODEL, MODELS
+from session import Session
+
+EXPECTED_FAIL = "after `/thinking high` the session's leaf is e2, not the new entry e3"
+
+LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
+DEFAULT_LEVEL = "off"  # in force until a session switches
+
+
+@dataclass
+class ThinkingChat(Chat):
+    """A run of the program that also holds the thinking level the next turn runs with."""
+
+    thinking: str = DEFAULT_LEVEL
+
+
+def append_thinking_level_change(session: Session, level: str) -> Entry:
+    """Record a switch to `level` as a child of the leaf, then advance the leaf."""
+    leaf = session.leaf_id
+    entry = session.append_entry("thinking_level_change", {"thinkingLevel": level})
+    session.leaf_id = leaf  # a setting: the conversation goes on where it was
+    return entry
+
+
+def thinking_command(chat: ThinkingChat, argument: str) -> CommandResult:
+    """`/thinking` shows the level; `/thinking LEVEL` switches and records the switch."""
+    if not argument:
+        return CommandResult([f"thinking level: {chat.thinking}"])
+    if argument not in LEVELS:
+        known = ", ".join(LEVELS)
+        return CommandResult([f"unknown level {printable(argument)} (the levels: {known})"])
+    if argument == chat.thinking:
+        return CommandResult([f"the thinking level is already {argument}"])
+    append_thinking_level_change(chat.session, argument)  # the file first, then the memory
+    chat.thinking = argument
+    return CommandResult([f"thinking level set to {argument}"])
+
+
+def thinking_level_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
+    """The thinking level in force at `leaf_id`: the last change on the path from the leaf."""
+    level: object = DEFAULT_LEVEL
+    for entry in path_to_leaf(entries, leaf_id).entries:  # the path, never the file's order
+        if entry["type"] == "thinking_level_change":
+            level = entry.get("thinkingLevel")  # the last one on the path wins
+    return level if level in LEVELS else DEFAULT_LEVEL
+
+
+# --- Given: how main.py would use them -------------------------------------------------------
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<17} {c.help}" for c in COMMANDS.values()])
+
+
+COMMANDS: dict[str, Command] = {
+    **STEP_COMMANDS,
+    "/help": Command("/help", "list the commands", help_command),
+    "/thinking": Command(
+        "/thinking [LEVEL]",
+        f"show the thinking level, or set it ({', '.join(LEVELS)})",
+        thinking_command,
+    ),
+}
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """The step's run_command, over this file's table (the step's own one stays untouched)."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument.strip())
+
+
+def open_chat(path: Path | str) -> ThinkingChat:
+    """What `--continue` would do with this session: the messages, the model and the level
+    in force at the leaf, all read from the file (a fresh process knows nothing else)."""
+    resumed = Session.open(path)
+    messages = resumed.context.messages
+    model = resumed.context.model
+    return ThinkingChat(
+        resumed.session,
+        messages,
+        cursor=len(messages),
+        model=model if model in MODELS else DEFAULT_MODEL,
+        thinking=thinking_level_at(resumed.session.entries, resumed.session.leaf_id),
+    )

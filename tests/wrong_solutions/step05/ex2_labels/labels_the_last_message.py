@@ -1,0 +1,116 @@
+"""Wrong: `/label NAME` with no ID labels the last MESSAGE on the path.
+
+"What a user labels is something said", so the label skips whatever is not a message. Right
+after a turn the two agree. But right after /model the leaf is the model_change: the label
+names the message before it, and `/branch NAME` comes back to the conversation with the old
+model, not to where the user stood.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from commands import COMMANDS as STEP_COMMANDS
+from commands import Chat, Command, CommandResult
+from commands import branch_command as step_branch_command
+from entries import Entry, path_to_leaf
+from messages import printable
+from session import Session
+
+KIND = "label"
+_ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
+
+EXPECTED_FAIL = "`/label switched` labelled e21, not the leaf e22, a model_change entry"
+
+
+def append_label(session: Session, name: str, target_id: str) -> Entry:
+    """Record the label `name` for entry `target_id`, as a child of the leaf."""
+    return session.append_entry(KIND, {"name": name, "targetId": target_id})
+
+
+def label_target(entries: Mapping[str, Entry], name: str) -> str | None:
+    """The entry the label `name` names now: the latest label of that name in the file."""
+    target = None
+    for entry_id in entries:  # file order: a later label of the name overrides an earlier one
+        entry = entries[entry_id]
+        if entry["type"] == KIND and entry.get("name") == name:
+            target = entry.get("targetId")
+    return target if isinstance(target, str) else None
+
+
+def label_command(chat: Chat, argument: str) -> CommandResult:
+    """`/label NAME [ID]`: name entry ID (the leaf, with no ID) so /branch can find it."""
+    session = chat.session
+    words = argument.split()
+    if not words or len(words) > 2:
+        return CommandResult(["usage: /label NAME [ID] (labels the leaf, or entry ID)"])
+    name = words[0]
+    if _ID_SHAPED.fullmatch(name):
+        return CommandResult([f"{printable(name)} reads as an entry id: choose another name"])
+    target = words[1] if len(words) == 2 else last_message(session)
+    if target is None:
+        return CommandResult(["nothing to label yet"])
+    if target not in session.entries:
+        return CommandResult(
+            [f"no entry {printable(target)} in this session (/tree shows the ids)"]
+        )
+    # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
+    # the path from the new leaf holds the same messages and model: the chat stays as it is.
+    append_label(session, name, target)
+    return CommandResult([f"labelled {target} as {printable(name)}"])
+
+
+def last_message(session: Session) -> str | None:
+    """The id of the last message on the path from the leaf."""
+    for entry in reversed(path_to_leaf(session.entries, session.leaf_id).entries):
+        if entry["type"] == "message":
+            return entry["id"]
+    return None
+
+
+def branch_command(chat: Chat, argument: str) -> CommandResult:
+    """`/branch ID|NAME`: move the leaf to entry ID, or to the entry the label NAME names."""
+    entries = chat.session.entries
+    target = argument
+    if argument and argument not in entries:
+        target = label_target(entries, argument)
+        if target is None:
+            return CommandResult([f"no entry or label {printable(argument)} (/tree shows the ids)"])
+    return step_branch_command(chat, target)  # its guards, its rebuild of the chat
+
+
+# --- Given: how main.py would use them -------------------------------------------------------
+
+
+def help_command(chat: Chat, argument: str) -> CommandResult:
+    return CommandResult([f"  {c.usage:<16} {c.help}" for c in COMMANDS.values()])
+
+
+COMMANDS: dict[str, Command] = {
+    **STEP_COMMANDS,
+    "/help": Command("/help", "list the commands", help_command),
+    "/label": Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command),
+    "/branch": Command(
+        "/branch ID|NAME", "go back to entry ID, or to the label NAME", branch_command
+    ),
+}
+
+
+def run_command(chat: Chat, line: str) -> CommandResult:
+    """The step's run_command, over this file's table (the step's own one stays untouched)."""
+    name, _, argument = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+    return command.run(chat, argument.strip())
+
+
+def open_chat(path: Path | str) -> Chat:
+    """What `--continue` does with this session: the conversation and the model at the leaf,
+    read from the file (a fresh process knows nothing else)."""
+    resumed = Session.open(path)
+    chat = Chat(resumed.session, [], cursor=0)
+    chat.follow(resumed.context)
+    return chat
