@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,16 @@ MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this man
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
 FINISHED = ("stop", "tool_calls")  # how a whole reply ends; "length", None... broke off
 SHOWN = 200  # at most this much of an endpoint's error text goes into the error line
+# What one reply may hold: a reply this large still fits one line of the session file.
+MAX_REPLY_CHARS = 4 * 1024 * 1024
+CALL_CHARS = 64  # what a tool call counts against that bound before its id, name and arguments
+# The SDK's decoder keeps a whole event (everything up to a blank line) in memory before it
+# parses it; an endpoint that never sends the blank line would fill memory.
+MAX_EVENT_BYTES = 16 * 1024 * 1024
+
+
+class ChunkError(Exception):
+    """A streamed chunk the API never sends: a field of the wrong type, a reply too large."""
 
 
 class OpenAIModel:
@@ -52,7 +62,22 @@ class OpenAIModel:
                 f"{self.name} needs {KEY_VARIABLE} (the endpoint's key; for a local server "
                 "that ignores it, any text) and, for any endpoint but OpenAI's, OPENAI_BASE_URL"
             )
-        self.client = openai.OpenAI(max_retries=MAX_RETRIES, timeout=TIMEOUT)
+        key = os.environ[KEY_VARIABLE]
+        if not key.isascii() or not key.isprintable():  # it travels in an HTTP header
+            raise ModelError(f"{self.name}: {KEY_VARIABLE} holds characters a key never has")
+        try:
+            self.client = openai.OpenAI(
+                max_retries=MAX_RETRIES,
+                timeout=TIMEOUT,
+                # A redirect would send the conversation to an address no one chose.
+                http_client=openai.DefaultHttpxClient(
+                    follow_redirects=False, event_hooks={"response": [bounded_events]}
+                ),
+            )
+        except Exception as error:  # noqa: BLE001 - the HTTP library's own, for a broken URL
+            raise ModelError(
+                f"{self.name}: cannot use OPENAI_BASE_URL: {shown(error)}"
+            ) from None
 
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         problem = history_problem(messages)
@@ -67,17 +92,28 @@ class OpenAIModel:
                 stream=True,
             )
             for chunk in chunks:
-                text = reply.add(chunk)
+                try:
+                    text = reply.add(chunk)
+                except (AttributeError, TypeError, KeyError, IndexError) as error:
+                    # The SDK builds chunks without checking them: any field may hold any
+                    # JSON value. What `add` does not check by name fails here, as one line.
+                    why = f"a chunk of a shape the API never sends ({error!r})"
+                    raise ChunkError(why) from None
                 if text:
                     yield TextDelta(text)  # to the terminal as it arrives
         except openai.APIStatusError as error:  # 401, 429 and 5xx after the retries, 400...
-            raise ModelError(f"{self.name}: HTTP {error.status_code}: {shown(error)}") from None
+            why = shown(error)
+            if 300 <= error.status_code < 400:  # followed, it would send the conversation on
+                why = "a redirect, not followed (point OPENAI_BASE_URL where it leads)"
+            raise ModelError(f"{self.name}: HTTP {error.status_code}: {why}") from None
+        except ChunkError as error:
+            raise ModelError(f"{self.name}: the stream sent {shown(error)}; nothing kept") from None
         except openai.APIConnectionError as error:  # refused, timed out, cut mid-stream
-            where = printable(str(self.client.base_url))
+            where = printable(without_password(str(self.client.base_url)))
             raise ModelError(f"{self.name}: no answer from {where}: {shown(error)}") from None
         except openai.APIError as error:  # an error event in the middle of the stream
             raise ModelError(f"{self.name}: the stream reported an error: {shown(error)}") from None
-        except ValueError as error:  # a chunk that is not JSON: the SDK lets json's error out
+        except (ValueError, RecursionError) as error:  # a chunk not JSON, or nested too deep
             raise ModelError(
                 f"{self.name}: the stream sent a broken chunk: {shown(error)}"
             ) from None
@@ -91,11 +127,12 @@ class OpenAIModel:
 
 @dataclass
 class PartialCall:
-    """A tool call as it streams in: the id and the name come first, the arguments in pieces."""
+    """A tool call as it streams in: the id and the name come first, the arguments in pieces
+    (kept as a list and joined once: adding each piece to a string copies it every time)."""
 
     id: str = ""
-    name: str = ""
-    arguments: str = ""
+    name: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -105,24 +142,45 @@ class Reply:
     text: list[str] = field(default_factory=list)
     calls: dict[int, PartialCall] = field(default_factory=dict)  # by the chunk's `index`
     finish_reason: str | None = None
+    size: int = 0  # characters held so far, against MAX_REPLY_CHARS
 
     def add(self, chunk: Any) -> str:
-        """Take one chunk in; return its text (empty if it has none)."""
+        """Take one chunk in; return its text (empty if it has none).
+
+        Each value kept is checked to be of the type the API documents: a number where text
+        belongs would otherwise reach the terminal, or the file.
+        """
         if not chunk.choices:  # a chunk may carry only usage figures
             return ""
         choice = chunk.choices[0]
         delta = choice.delta
         for piece in delta.tool_calls or []:
-            call = self.calls.setdefault(piece.index, PartialCall())
-            call.id = call.id or piece.id or ""
+            index = piece.index
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise ChunkError("a chunk whose `index` is not a whole number")
+            if index not in self.calls:
+                self.calls[index] = PartialCall()
+                self._count(CALL_CHARS)
+            call = self.calls[index]
+            call.id = call.id or self._hold(text_field(piece.id, "id"))
             if piece.function is not None:
-                call.name += piece.function.name or ""
-                call.arguments += piece.function.arguments or ""
+                call.name.append(self._hold(text_field(piece.function.name, "name")))
+                arguments = text_field(piece.function.arguments, "arguments")
+                call.arguments.append(self._hold(arguments))
         if choice.finish_reason is not None:
-            self.finish_reason = choice.finish_reason
-        text = delta.content or ""
+            self.finish_reason = text_field(choice.finish_reason, "finish_reason")
+        text = self._hold(text_field(delta.content, "content"))
         self.text.append(text)
         return text
+
+    def _hold(self, text: str) -> str:
+        self._count(len(text))
+        return text
+
+    def _count(self, characters: int) -> None:
+        self.size += characters
+        if self.size > MAX_REPLY_CHARS:
+            raise ChunkError(f"a reply over {MAX_REPLY_CHARS:,} characters")
 
     def finished(self, model: str) -> AssistantMessage:
         """The one assistant message the chunks make; ModelError if they never finished."""
@@ -132,20 +190,71 @@ class Reply:
         calls: list[ToolCallBlock] = []
         for index, partial in sorted(self.calls.items()):
             try:
-                arguments = json.loads(partial.arguments or "{}")
-            except ValueError:
+                arguments = json.loads("".join(partial.arguments) or "{}")
+            except (ValueError, RecursionError):
                 arguments = None
             if not isinstance(arguments, dict):
                 raise ModelError(
                     f"{model}: tool call {index} has arguments that are not a JSON object"
                 )
             call_id = partial.id or f"call_{index}"  # some local servers send no id
-            calls.append(
-                {"type": "toolCall", "id": call_id, "name": partial.name, "arguments": arguments}
-            )
+            name = "".join(partial.name)
+            calls.append({"type": "toolCall", "id": call_id, "name": name, "arguments": arguments})
         # The calls decide the stopReason, as for the scripted models: some local servers say
         # "stop" after a tool call, and a "tool_calls" without a call asks for nothing.
         return assistant_message("".join(self.text), calls)
+
+
+def text_field(value: object, what: str) -> str:
+    """A chunk's text field: "" when absent; refused when it is not text."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ChunkError(f"a chunk whose `{what}` is not a string")
+    return value
+
+
+def bounded_events(response: Any) -> None:
+    """An httpx response hook: the body is read through `events_within`, so no event of it
+    (no error body either) grows past MAX_EVENT_BYTES in memory.
+
+    Stop here: the SDK reads a body with `response.iter_bytes()`, after decompressing it, so
+    that is where the bound goes; a bound on the bytes received would let a compressed body
+    of a few kilobytes unfold into gigabytes.
+    """
+    response.iter_bytes = events_within(response.iter_bytes, MAX_EVENT_BYTES)
+
+
+def events_within(
+    iter_bytes: Callable[..., Iterator[bytes]], limit: int
+) -> Callable[..., Iterator[bytes]]:
+    """`iter_bytes`, refusing (ChunkError) once the bytes since the last blank line pass
+    `limit`: an event without end, or a body that is one endless line."""
+
+    def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+        since, tail = 0, b""
+        for piece in iter_bytes(*args, **kwargs):
+            seen = tail + piece
+            ends = [seen.rfind(blank) + len(blank) for blank in BLANK_LINES if blank in seen]
+            since = len(seen) - max(ends) if ends else since + len(piece)
+            if since > limit:
+                raise ChunkError(f"an event over {limit:,} bytes, with no end in sight")
+            tail = seen[-2:]
+            yield piece
+
+    return bounded
+
+
+BLANK_LINES = (b"\n\n", b"\n\r\n", b"\r\r")  # where one event of the stream ends
+
+
+def without_password(url: str) -> str:
+    """`url` without a user name and password, if it has them: an error line is often shared."""
+    scheme, found, rest = url.partition("://")
+    if not found:
+        return url
+    where, slash, path = rest.partition("/")
+    return f"{scheme}://{where.rpartition('@')[2]}{slash}{path}"
 
 
 def chat_message(message: Message) -> dict[str, Any]:

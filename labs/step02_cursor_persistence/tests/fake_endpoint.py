@@ -92,6 +92,20 @@ class FakeEndpoint(BaseHTTPRequestHandler):
             return self.error(int(name[-3:]), "Try again later.")
         if name == "fault-empty-stream":  # the stream is cut before it starts
             return self.stream([], done=False)
+        if name == "fault-redirect":  # to another path here: a followed redirect shows
+            return self.redirect("/v1/elsewhere/chat/completions")
+        if name == "fault-endless-line":  # one event with no end: 17 MiB, and no blank line
+            return self.stream([], done=False, raw=b"data: " + b"x" * (17 * 1024 * 1024))
+        if name == "fault-huge-reply":  # a reply of more text than a session line may hold
+            piece = chunk({"role": "assistant", "content": "x" * 65536})
+            return self.stream([piece] * 65 + [chunk({}, "stop")])  # 4,259,840 characters
+        if name == "fault-odd-chunk":  # valid JSON, but a number where the text belongs
+            return self.stream([chunk({"role": "assistant", "content": 42}), chunk({}, "stop")])
+        if name == "fault-call-id-number":  # a tool call whose id is a number
+            call = {"index": 0, "id": 42, "type": "function", "function": {"name": "calc"}}
+            arguments = {"index": 0, "function": {"arguments": '{"expression": "12*8"}'}}
+            calls = [chunk({"tool_calls": [call]}), chunk({"tool_calls": [arguments]})]
+            return self.stream(calls + [chunk({}, "tool_calls")])
         if last["role"] == "tool":
             return self.stream(text_chunks(f"The answer is {last['content']}."))
         if "*" in last["content"]:
@@ -118,6 +132,12 @@ class FakeEndpoint(BaseHTTPRequestHandler):
         self.send_header("retry-after-ms", "10")
         self.end_headers()
         self.wfile.write(data)
+
+    def redirect(self, location: str) -> None:
+        self.send_response(307)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def stream(self, events: list[dict[str, Any]], done: bool = True, raw: bytes = b"") -> None:
         """Server-Sent Events until the connection closes (no length: the end is the close)."""

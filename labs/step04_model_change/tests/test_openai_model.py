@@ -149,6 +149,24 @@ def test_without_a_key_one_error_line_before_any_file(tmp_path: Path, endpoint: 
     assert endpoint.requests == []
 
 
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("OPENAI_BASE_URL", "http://[::1"), ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1\x1b[2J"),
+     ("OPENAI_API_KEY", "clé"), ("OPENAI_API_KEY", "sk-1\r\nX-Injected: 1")],
+)  # fmt: skip
+def test_a_broken_endpoint_or_key_is_one_error_line_before_any_file(
+    tmp_path: Path, variable: str, value: str
+) -> None:
+    """The HTTP library refuses such a URL, and a header such a key, with its own exception:
+    before, a traceback; a key a header cannot carry was called "a broken chunk"."""
+    env = {**environment("http://127.0.0.1:1/v1"), variable: value}
+    done = run_main(tmp_path, "hello\n", "--model", "openai:good", env=env)
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: openai:good: ") and variable in line, line
+    assert "\x1b" not in line and not (tmp_path / "s").exists()
+
+
 def test_an_unknown_model_name_is_one_error_line(tmp_path: Path) -> None:
     done = run_main(tmp_path, "hello\n", "--model", "gpt", env=environment(None))
     assert done.returncode == 1
@@ -200,6 +218,11 @@ FAULTS = {
     "fault-no-finish": "broke off",
     "fault-error-event": "The server had an error.",
     "refused": "no answer from",
+    "fault-redirect": "HTTP 307: a redirect, not followed",
+    "fault-endless-line": "an event over 16,777,216 bytes",
+    "fault-huge-reply": "a reply over 4,194,304 characters",
+    "fault-odd-chunk": "a chunk whose `content` is not a string",
+    "fault-call-id-number": "a chunk whose `id` is not a string",
 }
 
 
@@ -227,6 +250,8 @@ def test_a_fault_is_one_error_line_and_the_next_run_works(
     assert [m["role"] for m in saved_messages(tmp_path)] in ([], ["user"])
     if fault in ("fault-429", "fault-500"):
         assert len(endpoint.requests) == 2  # the SDK retried once, then gave up
+    if fault == "fault-redirect":
+        assert len(endpoint.requests) == 1  # followed, it would send the conversation on
 
     if fault not in AFTER:
         return
@@ -317,3 +342,19 @@ def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
     sent = request["body"]["messages"]
     assert [message["role"] for message in sent] == ["user", "assistant", "tool", "user"]
     assert sent[2]["tool_call_id"] == sent[1]["tool_calls"][0]["id"]
+
+
+def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split() -> None:
+    """The bound counts the bytes since the last blank line, also one split across two pieces
+    of the body: many small events pass however long the stream, one long event does not."""
+    from openai_model import ChunkError, events_within
+
+    def body(*pieces: bytes):  # noqa: ANN202 - what response.iter_bytes is
+        return lambda: iter(pieces)
+
+    small = [b"data: 1234567\n", b"\n"] * 50  # 50 events of 16 bytes, a blank line split off
+    assert b"".join(events_within(body(*small), 20)()) == b"".join(small)
+    crlf = [b"data: 1234567\r\n\r", b"\n"] * 50
+    assert b"".join(events_within(body(*crlf), 20)()) == b"".join(crlf)
+    with pytest.raises(ChunkError, match="an event over 20 bytes"):
+        list(events_within(body(b"data: 1234567\n", b"data: 1234567\n"), 20)())
