@@ -20,7 +20,7 @@ from commands import Chat, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
-from render import printable, render  # noqa: E402
+from render import counted, printable, render  # noqa: E402
 from session import Session, SessionError  # noqa: E402
 from stop_signals import (  # noqa: E402
     Stopped,
@@ -172,7 +172,7 @@ def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what the file holds."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    return f"{chat.cursor} messages saved to {printable(str(chat.session.path))}"
+    return f"{counted(chat.cursor, 'message')} saved to {printable(str(chat.session.path))}"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:

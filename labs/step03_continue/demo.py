@@ -20,7 +20,7 @@ from entries import summarize  # noqa: E402
 from loop import run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
-from render import printable, render  # noqa: E402
+from render import counted, printable, render  # noqa: E402
 from session import Session, find_latest_session, read_session  # noqa: E402
 from tools import default_tools  # noqa: E402
 
@@ -46,7 +46,8 @@ def talk(chat: Chat, inputs: list[str], shown_as: str) -> None:
         print(f"\nyou> {text}")
         render(run_turn(model, tools, chat.messages, user_text(text)), sys.stdout)
         chat.save_new()
-    print(f"{chat.written_this_run} new messages saved to {shown_as} ({chat.cursor} in all)")
+    saved = counted(chat.written_this_run, "new message")
+    print(f"{saved} saved to {shown_as} ({chat.cursor} in all)")
 
 
 def main() -> None:
@@ -73,7 +74,8 @@ def main() -> None:
         opened = Session.open(latest.path)
         resumed = Chat.resume(opened)  # as main.py resumes
         chat, session, messages = resumed.chat, opened.session, resumed.chat.messages
-        print(f"session file: {shown_as} (resumed: {resumed.restored} messages restored)")
+        restored = counted(resumed.restored, "message")
+        print(f"session file: {shown_as} (resumed: {restored} restored)")
         print(
             f"  the path from the leaf {session.leaf_id}: {', '.join(m['role'] for m in messages)}"
         )

@@ -22,7 +22,7 @@ from commands import Chat, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
-from render import printable, render  # noqa: E402
+from render import counted, printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
     Stopped,
@@ -182,7 +182,8 @@ def what_was_saved(chat: Chat) -> str:
         return "nothing to save: no session file was written"
     path = printable(str(chat.session.path))
     added = chat.written_this_run
-    return f"{added} new messages saved to {path} ({chat.cursor} in all)"
+    saved = counted(added, "new message")
+    return f"{saved} saved to {path} ({chat.cursor} in all)"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
@@ -202,7 +203,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
                 start = chain_break.entry_id
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
             resumed = Chat.resume(opened)
-            note = f"resumed: {resumed.restored} messages restored"
+            restored = counted(resumed.restored, "message")
+            note = f"resumed: {restored} restored"
             note += f", model {args.model}" if args.model else ""
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat

@@ -61,7 +61,12 @@ def describe(event: LoopEvent) -> str | None:
             label = "tool error" if result["isError"] else "tool result"
             return printable(f"[{label}] {result['toolName']} -> {text_of(result)}")
         case TurnEnd(added, total):
-            return f"[turn end] {added} new messages in memory ({total} in all)"
+            return f"[turn end] {counted(added, 'new message')} in memory ({total} in all)"
         case MessageEnd():
             return None
     return None
+
+
+def counted(number: int, noun: str) -> str:
+    """"1 message", "2 messages": a count as a person writes it."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -19,7 +19,7 @@ from entries import summarize  # noqa: E402
 from loop import run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS  # noqa: E402
-from render import printable, render  # noqa: E402
+from render import counted, printable, render  # noqa: E402
 from session import Session, find_latest_session, read_session  # noqa: E402
 from tools import default_tools  # noqa: E402
 
@@ -78,7 +78,7 @@ def main() -> None:
         opened = Session.open(latest.path)
         resumed = Chat.resume(opened)  # as main.py resumes
         chat = resumed.chat
-        note = f"resumed: {resumed.restored} messages restored, model {chat.model}"
+        note = f"resumed: {counted(resumed.restored, 'message')} restored, model {chat.model}"
         print(f"session file: {shown_as} ({note})")
         print(f"  the model comes from the last model_change on the path: {opened.context.model}")
         say(chat, "what was the result")

@@ -22,7 +22,7 @@ from commands import Chat, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
-from render import printable, render  # noqa: E402
+from render import counted, printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
     Stopped,
@@ -189,7 +189,8 @@ def what_was_saved(chat: Chat) -> str:
     added = chat.written_this_run
     others = chat.session.written - added  # entries that are no message: a model switch
     also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
-    return f"{added} new messages saved to {path} ({chat.cursor} in all){also}"
+    saved = counted(added, "new message")
+    return f"{saved} saved to {path} ({chat.cursor} in all){also}"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
@@ -211,7 +212,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             resumed = Chat.resume(opened)
             if resumed.model.fell_back:
                 warn(terminal, resumed.model.fallback_message())
-            note = f"resumed: {resumed.restored} messages restored, model {resumed.chat.model}"
+            restored = counted(resumed.restored, "message")
+            note = f"resumed: {restored} restored, model {resumed.chat.model}"
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")

@@ -18,7 +18,7 @@ from commands import Chat, run_command  # noqa: E402
 from loop import run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS  # noqa: E402
-from render import render  # noqa: E402
+from render import counted, render  # noqa: E402
 from session import Session, find_latest_session  # noqa: E402
 from tools import default_tools  # noqa: E402
 
@@ -70,7 +70,7 @@ def main() -> None:
         assert latest.path is not None and not latest.passed_over
         resumed = Chat.resume(Session.open(latest.path))  # as main.py resumes
         chat = resumed.chat
-        note = f"resumed: {resumed.restored} messages restored, model {chat.model}"
+        note = f"resumed: {counted(resumed.restored, 'message')} restored, model {chat.model}"
         print(f"session file: {shown_as} ({note})")
         say(chat, "what was the result")  # from the branch that went well
         unchanged = chat.session.path.read_bytes().startswith(before)

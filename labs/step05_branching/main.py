@@ -24,7 +24,7 @@ from commands import Chat, is_command, run_command  # noqa: E402
 from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
 from messages import unanswered_calls, user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
-from render import printable, render  # noqa: E402
+from render import counted, printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
     Stopped,
@@ -217,7 +217,8 @@ def what_was_saved(chat: Chat) -> str:
     added = chat.written_this_run
     others = chat.session.written - added  # entries that are no message: switches, moves
     also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
-    return f"{added} new messages saved to {path} ({chat.cursor} on the active path){also}"
+    saved = counted(added, "new message")
+    return f"{saved} saved to {path} ({chat.cursor} on the active path){also}"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
@@ -247,7 +248,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
                     f"repaired {resumed.repaired} interrupted {calls} in {shown} "
                     "(an error result each; not run again)",
                 )
-            note = f"resumed: {resumed.restored} messages restored, model {resumed.chat.model}"
+            restored = counted(resumed.restored, "message")
+            note = f"resumed: {restored} restored, model {resumed.chat.model}"
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")

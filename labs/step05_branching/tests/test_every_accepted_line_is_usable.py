@@ -43,7 +43,7 @@ def test_a_byte_order_mark_before_the_header_is_read(tmp_path: Path, run_main: R
     (folder / "s.jsonl").write_bytes(b"\xef\xbb\xbf" + HEADER + HELLO)
     done = run_main("what is 2+3\n", "--continue")
     assert done.returncode == 0 and done.stderr == b"", done.stderr
-    assert b"resumed: 1 messages restored" in done.stdout
+    assert b"resumed: 1 message restored" in done.stdout
 
 
 def test_a_session_path_too_long_for_the_system_is_refused_before_the_first_turn(
