@@ -358,3 +358,11 @@ def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split(
     assert b"".join(events_within(body(*crlf), 20)()) == b"".join(crlf)
     with pytest.raises(ChunkError, match="an event over 20 bytes"):
         list(events_within(body(b"data: 1234567\n", b"data: 1234567\n"), 20)())
+
+
+def test_an_error_line_never_shows_the_password_of_a_url() -> None:
+    from openai_model import without_password
+
+    assert without_password("http://me:secret@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
+    assert without_password("http://127.0.0.1:8/v1/a@b") == "http://127.0.0.1:8/v1/a@b"
+    assert without_password("not a url") == "not a url"
