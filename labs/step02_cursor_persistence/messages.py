@@ -240,9 +240,16 @@ def preview(message: Message, width: int = 40) -> str:
     line = ""  # newlines and runs of spaces between words become one space
     for word in words:
         line = f"{line} {word}" if line else word
-        if len(line) > width or _fitting(line, width) != line:
-            return _fitting(line, width - 1) + "…"
+        if (cut := shortened(line, width)) != line:
+            return cut
     return line
+
+
+def shortened(text: str, width: int) -> str:
+    """`text` as it fits in `width` terminal columns: whole, or cut and ended with "…"."""
+    if len(text) > width or _fitting(text, width) != text:
+        return _fitting(text, width - 1) + "…"
+    return text
 
 
 # Marks drawn into the character before them: accents and other combining marks, and format

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import Message, answered_in_memory, preview, printable
+from messages import Message, answered_in_memory, preview, printable, shortened
 from session_file import parse_json
 
 
@@ -244,7 +244,7 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
         case "message":
             return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
         case "model_change":
-            return EntrySummary("model", f"→ {printable(entry['model'])}"[:width], True)
+            return EntrySummary("model", shortened(f"→ {printable(entry['model'])}", width), True)
         case "branch":
             came_from = printable(entry["fromId"] or "-")
             return EntrySummary(

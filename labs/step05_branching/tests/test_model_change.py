@@ -187,3 +187,15 @@ def test_choosing_the_default_after_a_fallback_is_recorded(saved: Saved, run_mai
     again = run_main("/model scripted-v1\n", "--continue")
     assert again.stderr == b""  # no fallback warning: the file says scripted-v1 now
     assert b"already using scripted-v1" in again.stdout
+
+
+@pytest.mark.parametrize("name", ["模型" * 30, "❤️" * 30, "m" * 100])
+def test_a_model_change_label_fits_its_columns_whatever_the_name(name: str) -> None:
+    """Cut by characters, 34 CJK characters took 68 columns of a /tree line, and a cut could
+    fall between a heart and its variation selector."""
+    from entries import summarize
+    from messages import _fitting
+
+    text = summarize({"type": "model_change", "id": "e1", "parentId": None, "model": name}, 34).text
+    assert text.endswith("…") and _fitting(text, 34) == text
+    assert not text.removesuffix("…").endswith("❤")  # never half of a ❤️
