@@ -60,8 +60,11 @@ def without_cycles(graph: nx.DiGraph) -> nx.DiGraph:
         if not parents or parents[0] in seen:
             break
         start = parents[0]
+    graph.remove_edges_from(list(nx.selfloop_edges(graph)))  # an entry its own parent
     order = {node: index for index, node in enumerate(graph)}
-    for cycle in list(nx.simple_cycles(graph)):  # one parent each: the cycles never share
+    # One parent each: every group of entries that reach each other is one cycle, and no two
+    # cycles share an entry (networkx finds the groups in linear time; simple_cycles does not).
+    for cycle in [c for c in nx.strongly_connected_components(graph) if len(c) > 1]:
         first = start if start in cycle else min(cycle, key=order.__getitem__)
         graph.remove_edge(next(iter(graph.predecessors(first))), first)
     return graph

@@ -77,6 +77,7 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
             b'{"type":"x_lab_test_kind","id":"c1","parentId":"c2"}\n'
             b'{"type":"x_lab_test_kind","id":"c2","parentId":"c1"}\n'
             b'{"type":"x_lab_test_kind","id":"o1","parentId":"missing"}\n'
+            b'{"type":"x_lab_test_kind","id":"s1","parentId":"s1"}\n'
             b'{"type":"message","id":"e3","parentId":"e1","message":'
             b'{"role":"user","content":[{"type":"text","text":"kept"}]}}\n'
         )
@@ -85,6 +86,7 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
     assert {n for n, on in graph.nodes(data="on_path") if on} == {"e1", "e3"}
     # A cycle off the path is cut open above its first entry in the file: drawn once, as a tree.
     assert ("c1", "c2") in graph.edges and ("c2", "c1") not in graph.edges
+    assert ("s1", "s1") not in graph.edges  # its own parent: a root
     assert "missing" not in graph
     fig, ax = plt.subplots()
     draw(graph, ax)  # every node placed, including the cycle that has no root
