@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed-requirements
 NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: help demo lab check notebooks exercises exercise hint bench clean
+.PHONY: help demo lab check step-venv notebooks exercises exercise hint bench clean
 
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
@@ -41,8 +41,15 @@ lab: $(INSTALLED)
 	  $(if $(shell $(PY) -c 'import webbrowser; webbrowser.get()' 2>/dev/null || echo none),--no-browser) \
 	  $(LAB_ARGS)
 
-check: $(INSTALLED)
+# make check also runs the newest step in an environment of its own requirements.txt alone:
+# made beside the lab's own, at the same time (one pip cannot use both cores), with the
+# system's Python (copy_out.py needs only the standard library).
+check:
+	@$(MAKE) --no-print-directory -j2 $(INSTALLED) step-venv
 	@$(PY) tools/run_checks.py
+
+step-venv:
+	@$(PYTHON) tools/copy_out.py --venv-only $(NEWEST_STEP)
 
 exercises: $(INSTALLED)
 	@$(PY) -m exercises list

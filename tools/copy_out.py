@@ -9,6 +9,7 @@ step's tests is the one that proves the step copies out.
 
     python tools/copy_out.py labs/step03_continue            with this interpreter (.venv)
     python tools/copy_out.py --own-venv labs/step05_branching
+    python3 tools/copy_out.py --venv-only labs/step05_branching   make that environment, no more
 
 With --own-venv the copy runs in a virtual environment holding only the step's own
 `requirements.txt` (made once under .venv/step-venvs/, named by a hash of that file and the
@@ -101,8 +102,14 @@ def main() -> int:
     parser.add_argument(
         "--own-venv", action="store_true", help="run with only the step's requirements.txt"
     )
+    parser.add_argument(
+        "--venv-only", action="store_true", help="only make (or find) that environment"
+    )
     args = parser.parse_args()
     original = args.step.resolve()
+    if args.venv_only:  # `make check` runs this beside the lab's own install
+        own_venv(original)
+        return 0
     environment = dict(os.environ)
     python = Path(sys.executable)
     if args.own_venv:
