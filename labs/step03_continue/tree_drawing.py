@@ -172,8 +172,13 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
     for kind, colour in kind_colours.items():  # an invisible point per kind, for the legend
         if kind in drawn:
             ax.scatter([], [], color=colour, s=80, label=kind)
-    if not all(known for _, known in graph.nodes(data="known")):
-        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label="unknown kind")
+    grey = {  # drawn grey: a damaged line, or a kind the step does not know
+        nodes[n]["kind"] if nodes[n]["known"] else "unknown kind"
+        for n in graph
+        if nodes[n]["kind"] not in kind_colours
+    }
+    for label in sorted(grey):
+        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label=_plain(label))
     if any(restored for _, restored in graph.nodes(data="restored")):
         ax.scatter(
             [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"

@@ -203,3 +203,18 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
     first = text.splitlines()[0]
     assert first.startswith("╙── ") and first.endswith("e1 user: one"), text  # a root
     assert text.count("e3 user: three") == 1 and text.count("← leaf") == 1, text
+
+
+def test_the_legend_names_every_grey_node_it_draws(tmp_path: Path) -> None:
+    """A damaged line is drawn grey, as a kind this step does not know is: the legend says
+    which of the two a grey node is (before: a damaged one had no legend entry at all)."""
+    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_message(user_text("hello"))
+    with session.path.open("ab") as file:
+        file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user"}}\n')
+        file.write(b'{"type":"x_lab_test_kind","id":"e3","parentId":"e2"}\n')
+    fig, ax = plt.subplots()
+    draw(entry_graph(session.path), ax)
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    plt.close(fig)
+    assert "damaged" in labels and "unknown kind" in labels, labels
