@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed-requirements
 NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: help demo lab check step-venv notebooks exercises exercise hint bench clean
+.PHONY: help python-version demo lab check step-venv notebooks exercises exercise hint bench clean
 
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
@@ -19,8 +19,11 @@ help:
 	@echo "make bench       step 05 at scale: a 100,000-entry session resumed, against the floor"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
 
-$(INSTALLED): requirements.txt
+# One line, not a traceback, for a Python too old: checked once before either install starts.
+python-version:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "error: the lab needs Python 3.11+, $(PYTHON) is " + sys.version.split()[0])'
+
+$(INSTALLED): requirements.txt | python-version
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "installing requirements.txt into $(VENV) (once; a minute or two)"
 	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
@@ -48,7 +51,7 @@ check:
 	@$(MAKE) --no-print-directory -j2 $(INSTALLED) step-venv
 	@$(PY) tools/run_checks.py
 
-step-venv:
+step-venv: python-version
 	@$(PYTHON) tools/copy_out.py --venv-only $(NEWEST_STEP)
 
 exercises: $(INSTALLED)
