@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed-requirements
 NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: help python-version demo lab check step-venv notebooks exercises exercise hint bench clean
+.PHONY: help python-version demo lab check step-venv steps notebooks exercises exercise hint bench clean
 
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
@@ -17,6 +17,7 @@ help:
 	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
 	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
 	@echo "make bench       step 05 at scale: a 100,000-entry session resumed, against the floor"
+	@echo "make steps       cut labs/ from source/ after an edit there (never edit labs/)"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
 
 # One line, not a traceback, for a Python too old: checked once before either install starts.
@@ -53,6 +54,10 @@ check:
 
 step-venv: python-version
 	@$(PYTHON) tools/copy_out.py --venv-only $(NEWEST_STEP)
+
+# labs/ is made from source/ (source/README.md); the standard library is enough for it.
+steps: python-version
+	@$(PYTHON) tools/make_steps.py
 
 exercises: $(INSTALLED)
 	@$(PY) -m exercises list
