@@ -1,10 +1,10 @@
 """Every byte at which a crash could cut a session file: the next runs lose nothing finished.
 
-tools/crash_points.py cuts a session step 05 wrote at each of its byte boundaries and plays the
-next two runs on every prefix (notebook 06 plots it). Random kills seldom land inside a write;
-this tries every place one could. The same cuts break a naive reader and a naive writer, and
-a step whose writer no longer ends a torn fragment before its line, which is what shows the
-enumeration can fail.
+tools/crash_points.py cuts a session the production step wrote at each of its byte boundaries
+and plays the next two runs on every prefix (notebook 06 plots it). Random kills seldom land
+inside a write; this tries every place one could. The same cuts break a naive reader and a
+naive writer, and a step whose writer no longer ends a torn fragment before its line, which is
+what shows the enumeration can fail.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import LAB_ROOT
+from conftest import LAB_ROOT, STEPS
 
 TOOL = LAB_ROOT / "tools" / "crash_points.py"
-STEP05 = LAB_ROOT / "labs" / "step05_branching"
+PRODUCTION = STEPS[-1]
 
 
 def enumerate_cuts(step: Path) -> dict:
@@ -31,7 +31,7 @@ def enumerate_cuts(step: Path) -> dict:
 
 
 def test_no_crash_point_costs_a_finished_message_or_the_next_one() -> None:
-    report = enumerate_cuts(STEP05)
+    report = enumerate_cuts(PRODUCTION)
     totals = report["summary"]
     assert totals["cuts"] == report["bytes"] > 1000  # every boundary, of a real session
     assert (totals["raised"], totals["finished_lost"], totals["lost_after"]) == (0, 0, 0)
@@ -44,8 +44,8 @@ def test_no_crash_point_costs_a_finished_message_or_the_next_one() -> None:
 
 
 def test_a_writer_that_does_not_end_the_fragment_fails_the_enumeration(tmp_path: Path) -> None:
-    broken = tmp_path / "step05_branching"
-    shutil.copytree(STEP05, broken, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    broken = tmp_path / PRODUCTION.name
+    shutil.copytree(PRODUCTION, broken, ignore=shutil.ignore_patterns("__pycache__", "tests"))
     layer = broken / "session_file.py"
     text = layer.read_text(encoding="utf-8")
     ending = 'return b"\\n" + line'

@@ -154,7 +154,7 @@ def test_random_kills_never_cost_a_finished_turn(step: Path, tmp_path: Path) -> 
     assert path is not None and path.read_bytes().startswith(before)
     assert path.read_bytes().endswith(b"\n")
     assert b"[tool result] calc -> 2" in done.stdout
-    if step.name.startswith("step05"):  # it answers interrupted calls: a valid history
+    if step.name >= "step05":  # it answers interrupted calls: a valid history
         assert unanswered_calls_on_path(path) == [], "a tool call on the path has no result"
     # Whatever tore, what was appended after recovery is whole lines only.
     tail = path.read_bytes()[len(before) :].split(b"\n")

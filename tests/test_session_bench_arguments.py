@@ -93,7 +93,7 @@ def test_make_bench_says_why_a_measurement_failed(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1 and b"Traceback" not in done.stderr
     [line] = done.stderr.decode().splitlines()
-    assert line.startswith("error: the step 05 benchmark: ") and "File too large" in line
+    assert line.startswith("error: the production step's benchmark: ") and "File too large" in line
 
 
 def test_bench_help_is_help_not_a_run(tmp_path: Path) -> None:

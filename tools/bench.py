@@ -1,6 +1,6 @@
 """What `make bench` runs: the lab's figures at scale, side by side, in one run.
 
-- tools/session_bench.py on step 05 (in its own processes): a 100,000-entry session with
+- tools/session_bench.py on the production step (in its own processes): a 100,000-entry session with
   branches, resumed, against the floor of parsing every line with orjson, and peak memory
   against the file;
 - step 01's append costs at 100 and 10,000 messages: what one more message costs a snapshot
@@ -20,7 +20,6 @@ from pathlib import Path
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 STEP01 = LAB_ROOT / "labs" / "step01_snapshot_vs_ledger"
-STEP05 = LAB_ROOT / "labs" / "step05_branching"
 KINDS = ("snapshot", "atomic", "ledger", "ledger-reopen")
 SIZES = (100, 10_000)
 
@@ -49,11 +48,11 @@ def figures_of(command: list[str], what: str) -> object:
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args(argv)  # --help
-    print("step 05: generating and resuming a 100,000-entry session...", flush=True)
+    print("the production step: generating and resuming a 100,000-entry session...", flush=True)
     try:
         resume = figures_of(
             [sys.executable, str(LAB_ROOT / "tools" / "session_bench.py"), "--json"],
-            "the step 05 benchmark",
+            "the production step's benchmark",
         )
         appends = figures_of([sys.executable, "-c", STEP01_SCRIPT], "step 01's append costs")
     except StepFailed as failed:
@@ -66,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     floor_line = f"{resume['floor_seconds']:>8.2f}s{resume['floor_peak_mib']:>10.0f} MiB"
     resume_line = f"{resume['resume_seconds']:>8.2f}s{resume['resume_peak_mib']:>10.0f} MiB"
     print(f"  {'floor: orjson on every line':34}{floor_line}")
-    print(f"  {'step 05: Session.open':34}{resume_line}")
+    print(f"  {'production: Session.open':34}{resume_line}")
     print(f"  resume / floor: {resume['resume_over_floor']:.2f}x (target at most 1.2x)")
     print(f"  peak memory / file: {resume['resume_peak_over_file']:.2f}x (target at most 3x)")
     print(f"    of which the resume added: {resume['resume_added_over_file']:.2f}x the file")

@@ -10,8 +10,9 @@ full disk, or a kill) leaves is a prefix of it: cut at any byte. (A power loss c
 leaving a tail of zeros or lines out of order; that is what fsync is for: notebook 06, section
 6.)
 
-For every byte boundary of a scripted step 05 session, this writes the prefix to a file and
-plays the next two runs: one resumes it and appends a message, the other reads the file back.
+For every byte boundary of a scripted session of the production step, this writes the prefix
+to a file and plays the next two runs: one resumes it and appends a message, the other reads
+the file back.
 It counts, at each cut:
 
 - the finished messages the prefix holds (each line complete, up to its closing brace), and how
@@ -35,7 +36,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
-STEP05 = LAB_ROOT / "labs" / "step05_branching"
+sys.path.insert(0, str(LAB_ROOT / "tools"))
+from make_steps import STEPS  # noqa: E402
+
+PRODUCTION = LAB_ROOT / "labs" / STEPS[-1].folder
 QUESTIONS = ["hello", "what is 12*8", "what was the result"]
 AFTER = "after the crash"
 
@@ -66,7 +70,8 @@ class Summary:
 
 
 def written_session(folder: Path) -> bytes:
-    """A session step 05 wrote: three turns, one with a tool call, saved message by message."""
+    """A session the production step wrote: three turns, one with a tool call, each message
+    saved as it ended."""
     from loop import MessageEnd, run_turn
     from model import ScriptedModel
     from session import Session, persist_new_messages
@@ -183,7 +188,7 @@ def summary(cuts: list[Cut]) -> Summary:
     )
 
 
-def run(step: Path = STEP05) -> tuple[bytes, list[Cut]]:
+def run(step: Path = PRODUCTION) -> tuple[bytes, list[Cut]]:
     """The session and every cut of it, with `step` on the import path (one step a process)."""
     sys.path.insert(0, str(step))
     with tempfile.TemporaryDirectory() as folder:
@@ -194,7 +199,7 @@ def run(step: Path = STEP05) -> tuple[bytes, list[Cut]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="every cut, as JSON")
-    parser.add_argument("--step", type=Path, default=STEP05, help=argparse.SUPPRESS)
+    parser.add_argument("--step", type=Path, default=PRODUCTION, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     data, cuts = run(args.step)
     totals = summary(cuts)

@@ -59,6 +59,7 @@ STEPS = (
     Step("03", "step03_continue"),
     Step("04", "step04_model_change"),
     Step("05", "step05_branching"),
+    Step("prod", "step06_production"),
 )
 TAGS = {step.tag: index for index, step in enumerate(STEPS)}
 

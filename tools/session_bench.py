@@ -1,8 +1,10 @@
-"""Does step 05's session tree hold at scale? python tools/session_bench.py [--entries N] [--json]
+"""Does the production step's session tree hold at scale?
+
+    python tools/session_bench.py [--entries N] [--json]
 
 (And what does --fsync cost? python tools/session_bench.py --fsync-cost [--appends N] [--dir DIR])
 
-A tool of the lab's, not a part of step 05: it measures the step, with the step folder on its
+A tool of the lab's, not a part of the step: it measures it, with the step folder on its
 path, and `make bench` runs it.
 
 Generates a session of N entries (100,000 by default: about 120 MiB, with a branch every few
@@ -40,8 +42,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-STEP05 = Path(__file__).resolve().parent.parent / "labs" / "step05_branching"
-sys.path.insert(0, str(STEP05))  # the step it measures, from any directory
+LAB_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(LAB_ROOT / "tools"))
+from make_steps import STEPS  # noqa: E402
+
+PRODUCTION = LAB_ROOT / "labs" / STEPS[-1].folder  # the last step: every defence, at scale
+sys.path.insert(0, str(PRODUCTION))  # the step it measures, from any directory
 
 import orjson  # noqa: E402
 

@@ -9,9 +9,11 @@ words. Every history the lab itself produces is accepted.
 
 from __future__ import annotations
 
+# >> 02 until prod
 import contextlib
 import importlib.util
 import io
+# <<
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -280,6 +282,7 @@ def test_the_loop_lets_a_refusal_through() -> None:
     assert messages[-1] == user_text("what was the result")  # the prompt is in the list, only it
 
 
+# >> 02 until prod
 def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = checked_stream(monkeypatch)
     spec = importlib.util.spec_from_file_location("step_demo", STEP_DIR / "demo.py")
@@ -292,6 +295,7 @@ def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPat
     assert seen and all(history_problem(history) is None for history in seen)
 
 
+# <<
 @pytest.mark.parametrize(
     ("value", "kind"), [(None, "null"), ("hi", "a string"), ([], "an array"), (7, "a number")]
 )
