@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from entry_pictures import draw  # noqa: F401  (the picture of a step's entry graph)
+
 LAB_ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = LAB_ROOT / "notebooks" / ".scratch"
 

@@ -80,7 +80,9 @@ import matplotlib.pyplot as plt
 
 import model as models
 from commands import Chat, run_command
-from entry_graph import draw, entry_graph, network_text
+from entry_graph import entry_graph, network_text
+sys.path.insert(1, str(Path(step).parent.parent / "notebooks"))  # the notebooks draw it
+from entry_pictures import draw
 from loop import run_turn
 from messages import user_text
 from session import Session, SessionError, read_session
@@ -107,7 +109,8 @@ for seed in range(seeds):
                 outcomes["answered"] += 1
             except models.HistoryRefused:  # main.py: one error line
                 outcomes["refused history"] += 1
-            for entry_id in list(chat.session.entries.ids()):
+            entries = chat.session.entries  # the production step's index knows damaged ids too
+            for entry_id in list(entries.ids() if hasattr(entries, "ids") else entries):
                 run_command(chat, f"/branch {entry_id}")
                 run_command(chat, "/tree")
             read_session(path)

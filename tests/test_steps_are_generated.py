@@ -74,6 +74,13 @@ def test_a_block_arrives_in_its_step_and_goes_in_the_step_after_until() -> None:
     assert kept[THIRD] == "def run():\n    save_each_message()\n    and_resume()\n"
 
 
+def test_the_blank_lines_around_a_block_left_out_never_pile_up() -> None:
+    text = f"# >>file {FIRST}\na = 1\n\n\n# >> {SECOND}\nb = 2\n\n\n# <<\nc = 3\n\n\n# >> {SECOND}\nd = 4\n# <<\n"
+    kept = steps_of(text)
+    assert kept[FIRST] == "a = 1\n\n\nc = 3\n"
+    assert kept[SECOND] == "a = 1\n\n\nb = 2\n\n\nc = 3\n\n\nd = 4\n"
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
@@ -82,7 +89,7 @@ def test_a_block_arrives_in_its_step_and_goes_in_the_step_after_until() -> None:
         (f"# >>file {FIRST}\nx = 1\n# <<\n", "source/lab/x.py:3: '# <<' closes no block"),
         (f"# >>file {FIRST}\n# >> 99\n# <<\n", "source/lab/x.py:2: no step '99'"),
         (f"# >>file {SECOND}\n# >> {SECOND} until {FIRST}\n# <<\n", "'until' must come later"),
-        (f"# >>file {SECOND}\n# >> {FIRST}\n# <<\n", "x.py:2: a block names steps its file"),
+        (f"# >>file {SECOND}\n# >> {FIRST} until {SECOND}\n# <<\n", "x.py:2: a block names no"),
         (f"# >>file {FIRST}\nx = 1  # >> {SECOND}\n", "x.py:2: a marker must be a line"),
         (f"# >>file {FIRST}\n# >>file {SECOND}\n", "x.py:2: a file marker belongs on the first"),
         (f"# >>file {FIRST}\n# >> {SECOND} till {THIRD}\n# <<\n", "x.py:2: cannot read the"),

@@ -20,8 +20,9 @@ The source (source/README.md says it for the people who edit it):
       # >> 02 until prod       ...are in step 02 and later, and go in the production step
       # <<
 
-  Blocks nest (a block inside another is in the steps both name). Marker lines themselves
-  are never written. A line outside every block is in every step its file is in.
+  Blocks nest: a block inside another is in the steps both name (at least one). Marker
+  lines themselves are never written. Where lines left out leave blank lines side by side,
+  at most two stand in a row, and none at the end of a file. A line outside every block is in every step its file is in.
 - `source/<step folder>/` holds files that belong to that step alone, whole: its README.md,
   its expected-output.txt, a demo that shares nothing. They are copied as they are.
 
@@ -124,9 +125,9 @@ def cut(name: str, text: str) -> dict[int, str]:
         if "# >>file" in line:
             raise SourceError(f"{where}: a file marker belongs on the first line only")
         if opened := _OPEN.fullmatch(line.rstrip("\n")):
-            inner = parse_span(opened["spec"], where)
-            if (inner & blocks[-1][0]) != inner:
-                raise SourceError(f"{where}: a block names steps its file or outer block is not in")
+            inner = parse_span(opened["spec"], where) & blocks[-1][0]  # in both
+            if inner.empty:
+                raise SourceError(f"{where}: a block names no step its file or outer block is in")
             blocks.append((inner, number))
             continue
         if _CLOSE.fullmatch(line.rstrip("\n")):
@@ -140,7 +141,14 @@ def cut(name: str, text: str) -> dict[int, str]:
             out[index].append(line)
     if len(blocks) > 1:
         raise SourceError(f"{name}:{blocks[-1][1]}: this block is never closed ('# <<')")
-    return {index: "".join(kept) for index, kept in out.items()}
+    return {index: _spaced("".join(kept)) for index, kept in out.items()}
+
+
+def _spaced(text: str) -> str:
+    """Where blocks around a step's lines were left out, the blank lines on either side of them
+    can meet: at most two blank lines stand in a row, and none at the end of a file."""
+    text = re.sub(r"\n{4,}", "\n\n\n", text)
+    return text.rstrip("\n") + "\n" if text.strip() else text
 
 
 def _files(folder: Path) -> Iterator[Path]:

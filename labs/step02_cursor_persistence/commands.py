@@ -1,9 +1,8 @@
 """The commands a user can type. A line that starts with "/" is a command, never a message.
 
 Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
-memory and the cursor between them, kept together so that a command which replaces the
-messages (a later step's `/branch`) replaces the cursor with them. Commands return the lines
-to print; main.py prints them.
+memory and the cursor between them, kept together so that a command that replaces the messages
+replaces the cursor with them. A command returns the lines to print; main.py prints them.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from messages import Message, printable
+from messages import Message
 from session import Session, persist_new_messages
 
 
@@ -67,5 +66,5 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument)

@@ -1,8 +1,7 @@
 """The agent loop: one user turn, as many model calls and tool runs as it takes.
 
 It appends to the in-memory message list and reports what happens as events. It knows nothing
-about sessions, files or the terminal: whoever runs it decides what to print and what to save.
-That is the point of this step, and the tests check it.
+of sessions, files or the terminal: whoever runs it decides what to print and what to save.
 """
 
 from __future__ import annotations
@@ -51,10 +50,7 @@ def run_turn(
     model: Model, tools: Mapping[str, Tool], messages: list[Message], prompt: UserMessage
 ) -> Iterator[LoopEvent]:
     """Run one user turn: append `prompt`, then call the model and run its tools until it stops.
-
-    Everything the turn produces is appended to `messages`, in order. Nothing happens until the
-    caller iterates, and the list is complete only when `TurnEnd` has been yielded.
-    """
+    Everything is appended to `messages` in order; nothing happens until the caller iterates."""
     start = len(messages)
     messages.append(prompt)
     yield TurnStart(prompt)

@@ -1,9 +1,8 @@
 """The commands a user can type. A line that starts with "/" is a command, never a message.
 
 Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
-memory and the cursor between them, kept together so that a command which replaces the
-messages (a later step's `/branch`) replaces the cursor with them. Commands return the lines
-to print; main.py prints them.
+memory and the cursor between them, kept together so that a command that replaces the messages
+replaces the cursor with them. A command returns the lines to print; main.py prints them.
 """
 
 from __future__ import annotations
@@ -11,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from entries import Context
-from messages import Message, printable
+from messages import Message
 from session import Resumed, Session, persist_new_messages
 
 
@@ -30,11 +28,11 @@ class Chat:
         """The chat that goes on with a session `Session.open` read: the conversation at the
         leaf.
 
-        Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        all of them; at 0, the first save would write the history again.
+        Stop here: the restored messages are already in the file, so the cursor is set to all
+        of them; at 0, the first save would write the history again.
         """
-        chat = cls(opened.session, [], cursor=0)
-        chat.follow(opened.context)
+        messages = list(opened.context.messages)  # a copy: the loop appends; a Context is frozen
+        chat = cls(opened.session, messages, cursor=len(messages))
         restored = len(chat.messages)
         return ResumedChat(chat=chat, restored=restored)
 
@@ -44,12 +42,6 @@ class Chat:
         self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
         self.written_this_run += self.cursor - before
         return self.cursor - before
-
-    def follow(self, context: Context) -> None:
-        """Take the conversation rebuilt from a leaf. Every message on that path is already in
-        the file, so the cursor is the whole list."""
-        self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
-        self.cursor = len(self.messages)
 
 
 @dataclass(frozen=True)
@@ -97,5 +89,5 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument)

@@ -1,4 +1,4 @@
-"""What a session's entries are, and the conversation they spell. Pure: no disk here.
+"""What a session's entries are, and what a line must hold to be one. Pure: no disk here.
 
 Every entry has a `type`, an `id` unique within its file, and a `parentId`: the entry it hangs
 under. The conversation is not the file's lines in order; it is the path from the leaf (the
@@ -7,8 +7,8 @@ entry hangs under the one before it the two agree, which is exactly why reading 
 looks right until the day it is not.
 
 Each kind of entry is handled here, in one place: its TypedDict, what its line must hold to be
-used (`parse_entry`), one `case` in `build_context` (what it adds to the conversation) and one
-in `summarize` (how it is shown).
+used (`parse_entry`) and how it is shown (one `case` in `summarize`).
+What it adds to the conversation is one `case` in `build_context`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import Message, answered_in_memory, preview, printable
+from messages import Message, answered_in_memory, preview
 from session_file import parse_json
 
 
 class MessageEntry(TypedDict):
-    """An entry that wraps a message. `id`/`parentId` are for the file; the model never sees
+    """An entry that wraps a message. `id` and `parentId` are the file's: the model never sees
     them."""
 
     type: Literal["message"]
@@ -32,14 +32,9 @@ class MessageEntry(TypedDict):
     message: Message
 
 
-# The kinds this step writes. A reader also meets kinds it does not know (a later step's, a
-# hand edit): it keeps them, follows their parentId, and adds nothing of theirs.
-SessionEntry = MessageEntry
-Entry = dict[str, Any]  # what a reader hands on: a dict with a string type and id, maybe more
-# What the reader makes of a damaged line whose id and parentId it can still read: an entry of
-# this kind, holding nothing else, that no program writes. The walk goes through it, so the
-# conversation loses only what that line held (entry_index.py).
-DAMAGED = "damaged"
+# What a reader hands on: a dict with a string type and id, maybe more; a kind it does not know
+# (a later step's, a hand edit) is kept, and shown as unknown.
+Entry = dict[str, Any]
 
 
 # --- Entry ids: the one place that knows their shape ---------------------------------------
@@ -54,29 +49,37 @@ def entry_id(number: int) -> str:
 
 
 def id_number(entry_id: str) -> int:
-    """e7 -> 7. An id of any other shape counts as 0: ids in a file are data, not numbers to
-    trust, so `e` followed by 4,000 digits is never handed to int()."""
+    """e7 -> 7. Any other shape counts as 0: ids are data, and 4,000 digits never reach int()."""
     match = _NUMBERED_ID.fullmatch(entry_id)
     return int(match.group(1)) if match else 0
 
 
 # --- What a line must hold to be an entry ----------------------------------------------------
-# The checks run once per entry, the first time it is used (see entry_index.py): whatever
-# passes here reaches the model and the renderer, so each field they use is checked.
+# Whatever passes here reaches the model and the renderer, so each field they use is checked.
 
 
-def parse_entry(line: bytes) -> Entry | None:
-    """The entry on one line, or None if the line is not one (blank, torn, garbage...)."""
+class NotAnEntry(ValueError):
+    """A line that cannot be used as an entry; the message says why, in a few words."""
+
+
+def parse_entry(line: bytes) -> Entry:
+    """The entry on one line; NotAnEntry if the line is not one (blank, torn, garbage...)."""
+    if not line.strip():
+        raise NotAnEntry("a blank line")
     record = parse_json(line)
     if not isinstance(record, dict):
-        return None
+        raise NotAnEntry("not a JSON object")
     kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
-    if not isinstance(kind, str) or kind in ("header", DAMAGED) or not isinstance(entry_id_, str):
-        return None  # (a "damaged" entry is the reader's own: in a file, it is damage)
+    if not isinstance(kind, str):
+        raise NotAnEntry("no type")
+    if kind == "header":
+        raise NotAnEntry("a second header")
+    if not isinstance(entry_id_, str):
+        raise NotAnEntry("no id")
     if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
-        return None  # a key lost to one flipped byte is damage, never a new root
+        raise NotAnEntry("no parentId")  # a key lost to one flipped byte is never a new root
     if kind == "message" and not _is_message(record.get("message")):
-        return None
+        raise NotAnEntry("no message a model could be given")
     return record  # a kind we do not know passes through; build_context follows its parentId
 
 
@@ -183,7 +186,8 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
                 messages.append(entry["message"])
             case _:
                 pass  # a kind this step does not know: its parentId was followed, that is all
-    # A damaged line on the path may have held a tool call's result, or the call: pair them up.
+    # A run killed between two saves, or a path that starts past a damaged line, can hold a
+    # tool call without its result, or a result without its call: pair them up.
     return Context(answered_in_memory(messages), path.chain_break)
 
 
@@ -203,7 +207,5 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
     match entry["type"]:
         case "message":
             return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
-        case "damaged":  # DAMAGED: what the reader left of a line it could not use
-            return EntrySummary("damaged", "(a damaged line: what it held is lost)", True)
         case other:
-            return EntrySummary(printable(other), "", False)
+            return EntrySummary(other, "", False)

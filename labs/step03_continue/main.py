@@ -1,9 +1,10 @@
-"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync] [--model NAME]
+"""The interactive program: python main.py [--continue] [--session-dir DIR]
 
-It parses arguments, reads lines, runs the loop and persists after each turn.
-With --continue it first rebuilds the most recent session's conversation and aligns the cursor,
-so only new messages are written.
-Every fault a user can meet ends here as one `error:` or `warning:` line.
+It parses arguments, reads lines, runs the loop and saves what is new after each turn.
+With --continue it first rebuilds the most recent session's conversation and aligns the
+cursor, so only new messages are written.
+Every fault a user can meet ends here as one `error:` or `warning:` line; Ctrl-C ends the run
+in one line that says what was saved.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import os
 import secrets
 import sys
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NoReturn
@@ -21,18 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directo
 from commands import Chat, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
-from render import counted, printable, render  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
+from render import counted, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
-from stop_signals import (  # noqa: E402
-    Stopped,
-    ignore_stop_signals,
-    stop_signals_deferred,
-    stop_signals_end_the_run,
-)
 from terminal import (  # noqa: E402
     InputError,
-    OutputError,
     Terminal,
     read_line,
     to_stderr,
@@ -40,8 +35,6 @@ from terminal import (  # noqa: E402
     warn,
 )
 from tools import default_tools, slowed  # noqa: E402
-
-DELAY_VARIABLE = "LAB_TOOL_DELAY"  # seconds each tool call sleeps; for the crash experiment
 
 
 class UsageError(Exception):
@@ -54,20 +47,6 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
-def model_name(text: str) -> str:
-    """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
-    if text not in MODELS:
-        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
-    return text
-
-
-def session_folder(text: str) -> Path:
-    """An empty name is no folder: Path("") would quietly be the current one."""
-    if not text:
-        raise argparse.ArgumentTypeError("an empty name is not a folder")
-    return Path(text)
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
     parser.add_argument(
@@ -78,21 +57,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--session-dir",
-        type=session_folder,
+        type=Path,
         default=Path(".sessions"),
         metavar="DIR",
         help="where session files go (default: .sessions)",
-    )
-    parser.add_argument(
-        "--fsync",
-        action="store_true",
-        help="wait until the disk has each saved line (survives a power loss; slower)",
-    )
-    parser.add_argument(
-        "--model",
-        type=model_name,
-        metavar="NAME",
-        help=f"who answers: {', '.join(MODELS)} (default {DEFAULT_MODEL}), or openai:NAME",
     )
     return parser.parse_args(argv)
 
@@ -103,48 +71,38 @@ def new_session_id(now: datetime) -> str:
 
 
 def tool_delay() -> float:
-    raw = os.environ.get(DELAY_VARIABLE, "0")
+    """LAB_TOOL_DELAY, the seconds each tool call sleeps first: a turn an experiment can kill."""
+    raw = os.environ.get("LAB_TOOL_DELAY", "0")
     try:
         seconds = float(raw)
     except ValueError:
-        raise UsageError(
-            f"{DELAY_VARIABLE} must be a number of seconds, not {printable(repr(raw))}"
-        ) from None
-    if not 0 <= seconds <= 60:
-        raise UsageError(f"{DELAY_VARIABLE} must be between 0 and 60 seconds, not {raw}")
+        seconds = -1
+    if not 0 <= seconds <= 60:  # NaN is neither
+        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {raw!r}")
     return seconds
 
 
 def working_directory() -> str:
-    """The header's `cwd`. A deleted folder or a name that is not UTF-8 cannot be recorded."""
+    """The header's `cwd`. A deleted folder cannot be recorded."""
     try:
-        cwd = os.getcwd()
+        return os.getcwd()
     except OSError as error:
         raise UsageError(f"the working directory is unusable: {error.strerror}") from None
-    try:
-        cwd.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UsageError(
-            f"the working directory's name is not UTF-8 text: {printable(cwd)}"
-        ) from None
-    return cwd
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
-    if sys.stdin is None:
+    if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
     stdin = sys.stdin.buffer
     tools = default_tools()
     delay = tool_delay()
     if delay:
         tools = slowed(tools, delay)
-    model = MODELS[args.model or DEFAULT_MODEL]  # openai:NAME checks its key before any file
-    stop_signals_end_the_run()  # from here on, each ends the run in one line
+    model = MODELS[DEFAULT_MODEL]
     chat = open_session(args, terminal)
     echo = not stdin.isatty()
-    in_turn = False
     try:
-        while terminal.failure is None and (line := read_line(stdin, terminal, echo)) is not None:
+        while (line := read_line(stdin, terminal, echo)) is not None:
             if not line.strip():
                 continue
             if is_command(line):
@@ -154,25 +112,16 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 if result.exit:
                     break
                 continue
-            in_turn = True
             render(run_turn(model, tools, chat.messages, user_text(line)), terminal)
-            with stop_signals_deferred():
-                # Stop here: the loop has only touched `chat.messages`; this writes what is new.
-                chat.save_new()
-                in_turn = False  # saved: a signal held back during the save ends a finished turn
-        terminal.check()
-    except Stopped as stopped:
-        lost = "; the turn in progress was not saved" if in_turn else ""
+            # Stop here: the loop has only touched `chat.messages`; this writes what is new.
+            chat.save_new()
+    except KeyboardInterrupt:  # Ctrl-C: every turn finished before it is in the file
         terminal.say("")
-        warn(terminal, f"{stopped.line()}{lost}: {what_was_saved(chat)}")
-        return stopped.status
+        warn(terminal, f"interrupted: {what_was_saved(chat)}")
+        return 130
     except InputError as error:
         raise InputError(f"{error}; {what_was_saved(chat)}") from None
-    finally:
-        ignore_stop_signals()
-        chat.session.close()
     terminal.say(what_was_saved(chat))
-    terminal.check()
     return 0
 
 
@@ -180,22 +129,22 @@ def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what this run added to the file, and what the file holds."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    path = printable(str(chat.session.path))
+    path = chat.session.path
     added = chat.written_this_run
     saved = counted(added, "new message")
     return f"{saved} saved to {path} ({chat.cursor} in all)"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
-    """The session to write to, locked, with the conversation so far (empty for a new one)."""
+    """The session to write to, with the conversation so far (empty for a new one)."""
     directory = args.session_dir
     if args.continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
-            warn(terminal, f"{printable(str(unusable))}; passed over")
+            warn(terminal, f"{unusable}; passed over")
         if latest.path is not None:
-            opened = Session.open(latest.path, lock=True, fsync=args.fsync)
-            shown = printable(str(latest.path))
+            opened = Session.open(latest.path)
+            shown = latest.path
             if opened.skipped:
                 lines = "line" if opened.skipped == 1 else "lines"
                 warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
@@ -205,21 +154,17 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             resumed = Chat.resume(opened)
             restored = counted(resumed.restored, "message")
             note = f"resumed: {restored} restored"
-            note += f", model {args.model}" if args.model else ""
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
-        terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
+        terminal.say(f"no session to continue in {directory}; starting a new one")
     now = datetime.now(UTC)
     session = Session.create(
         directory,
         session_id=new_session_id(now),
         created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         cwd=working_directory(),
-        lock=True,  # taken when the first save creates the file
-        fsync=args.fsync,
     )
-    shown_model = f" (model {args.model})" if args.model else ""  # the default goes unsaid
-    terminal.say(f"session file: {printable(str(session.path))}{shown_model}")
+    terminal.say(f"session file: {session.path}")
     return Chat(session, [], cursor=0)
 
 
@@ -228,20 +173,17 @@ def main(argv: list[str] | None = None) -> int:
     terminal = Terminal(sys.stdout)
     try:
         return run(parse_args(argv), terminal)
-    except KeyboardInterrupt:  # before the handlers were set: nothing to save yet
+    except KeyboardInterrupt:  # before the session was opened: nothing to save yet
+        to_stderr("warning: interrupted: nothing was saved")
         return 130
-    except Stopped as stopped:  # while the session was being opened
-        to_stderr(f"warning: {stopped.line()} while opening the session")
-        return stopped.status
-    except (UsageError, SessionError, TooManyRounds, HistoryRefused, ModelError, OutputError,
-            InputError, MemoryError) as error:  # fmt: skip
-        terminal.end_line()  # a reply cut short ends its line before the error's
-        shown = "out of memory" if isinstance(error, MemoryError) else str(error)
-        to_stderr(f"error: {shown}")
+    except (UsageError, SessionError, TooManyRounds, HistoryRefused, InputError) as error:
+        to_stderr(f"error: {error}")
         return 1
-    finally:
-        if terminal.failure is not None and sys.stdout is not None:  # no complaint at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as error:  # standard output failed: a closed pipe, a full disk under a log
+        to_stderr(f"error: cannot write to standard output: {error.strerror}")
+        with suppress(OSError):  # what is left for standard output goes nowhere, not to a
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # second complaint
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
 """The commands a user can type. A line that starts with "/" is a command, never a message.
 
 Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
-memory and the cursor between them, kept together so that a command which replaces the
-messages (a later step's `/branch`) replaces the cursor with them. Commands return the lines
-to print; main.py prints them.
+memory and the cursor between them, kept together so that a command that replaces the messages
+replaces the cursor with them. A command returns the lines to print; main.py prints them.
 """
 
 from __future__ import annotations
@@ -12,10 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from entries import Context
-from messages import Message, printable
+from messages import Message
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
-from stop_signals import stop_signals_deferred
 
 
 @dataclass
@@ -36,11 +34,13 @@ class Chat:
         """The chat that goes on with a session `Session.open` read: the conversation and the
         model at the leaf.
 
-        Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        all of them; at 0, the first save would write the history again.
+        Stop here: the restored messages are already in the file, so the cursor is set to all
+        of them; at 0, the first save would write the history again.
         """
-        chat = cls(opened.session, [], cursor=0)
-        model = chat.follow(opened.context)
+        messages = list(opened.context.messages)  # a copy: the loop appends; a Context is frozen
+        chat = cls(opened.session, messages, cursor=len(messages))
+        model = choose_model(opened.context)
+        chat.model, chat.recorded_model = model.used, model.recorded
         restored = len(chat.messages)
         return ResumedChat(chat=chat, restored=restored, model=model)
 
@@ -50,16 +50,6 @@ class Chat:
         self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
         self.written_this_run += self.cursor - before
         return self.cursor - before
-
-    def follow(self, context: Context) -> ModelChoice:
-        """Take the conversation and the model rebuilt from a leaf. Every message on
-        that path is already in the file, so the cursor is the whole list. Returns the model
-        choice, for the caller to say so when it fell back."""
-        self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
-        self.cursor = len(self.messages)
-        choice = choose_model(context)
-        self.model, self.recorded_model = choice.used, choice.recorded
-        return choice
 
 
 @dataclass(frozen=True)
@@ -83,7 +73,7 @@ class ModelChoice:
     def fallback_message(self) -> str:
         """What to tell the user when the choice `fell_back` (a warning on resume, a note after
         a move)."""
-        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+        return f"the session's model {self.recorded} is not here; using {self.used}"
 
 
 @dataclass(frozen=True)
@@ -136,16 +126,13 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
         )
     if argument not in MODELS:
         known = ", ".join(MODELS)
-        return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
-    if (problem := MODELS.problem(argument)) is not None:  # a real model without its key
-        return CommandResult([problem])
+        return CommandResult([f"unknown model {argument} (the models: {known})"])
     # After a fallback the file still says the other model: choosing the default is a real
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
-    with stop_signals_deferred():  # a write, like a save: never cut halfway
-        chat.session.append_model_change(argument)
-        chat.model = chat.recorded_model = argument
+    chat.session.append_model_change(argument)
+    chat.model = chat.recorded_model = argument
     return CommandResult([f"switched to {argument}"])
 
 
@@ -166,5 +153,5 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument)

@@ -1,21 +1,21 @@
 """A session's entries as a graph: each entry is a node, each parentId an edge.
 
-The graph knows the leaf and the path from it, which is the conversation; tree_drawing.py shows
-it (an entry off the path faded, with a dashed edge: in the file, not in the history). New in
-step 04: a model_change has its own colour.
+`network_text` shows it as indented text; the notebooks draw it as a picture (labtools.draw),
+from the node attributes set here.
+The graph knows the leaf and the path from it, which is the conversation: the picture fades an
+entry off the path (in the file, not in the history).
+New in step 04: a model_change has its own colour.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import networkx as nx
 
 from entries import Entry, path_to_leaf, summarize
-from messages import printable
 from session import read_session
-from tree_drawing import columns, draw, network_text, unmarked, without_cycles  # noqa: F401
 
 KIND_COLOURS = {
     "user": "#8ecae6",
@@ -25,29 +25,25 @@ KIND_COLOURS = {
 }
 
 
-def entry_graph(path: Path, restored: Collection[str] = ()) -> nx.DiGraph:
+def entry_graph(path: Path) -> nx.DiGraph:
     """Read a session file and build the graph of its entries; the leaf is the last one."""
     reading = read_session(path)
-    return tree_graph(reading.by_id, reading.leaf_id, restored)
+    return tree_graph(reading.by_id, reading.leaf_id)
 
 
-def tree_graph(
-    entries: Mapping[str, Entry], leaf: str | None, restored: Collection[str] = ()
-) -> nx.DiGraph:
+def tree_graph(entries: Mapping[str, Entry], leaf: str | None) -> nx.DiGraph:
     """The graph parent -> child of `entries`, with the path from `leaf` marked.
 
-    Node attributes: `kind`, `known`, `text`, `label`, `restored`, `on_path` (the entry is
-    part of the conversation), `leaf`. A parent missing from the file gets no edge: a root.
+    Node attributes: `kind`, `known`, `text`, `label`, `leaf`, `on_path` (the entry is part of
+    the conversation). A parent missing from the file gets no edge: a root.
     """
     on_path = {entry["id"] for entry in path_to_leaf(entries, leaf).entries}
     graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
     for entry_id, entry in entries.items():
         summary = summarize(entry, 34)
-        label = f"{unmarked(printable(entry_id))} {unmarked(summary.kind)}"
+        label = f"{entry_id} {summary.kind}"
         unknown = " (a kind this step does not know)"
-        label += f": {unmarked(summary.text)}" if summary.known else unknown
-        was_restored = entry_id in restored
-        label += " (restored)" if was_restored else ""
+        label += f": {summary.text}" if summary.known else unknown
         label += " ← leaf" if entry_id == leaf else ""
         graph.add_node(
             entry_id,
@@ -55,11 +51,17 @@ def tree_graph(
             known=summary.known,
             text=summary.text,
             label=label,
-            restored=was_restored,
             on_path=entry_id in on_path,
             leaf=entry_id == leaf,
         )
     for entry_id, entry in entries.items():
         if entry["parentId"] in entries:
             graph.add_edge(entry["parentId"], entry_id)
-    return without_cycles(graph)
+    return graph
+
+
+def network_text(graph: nx.DiGraph) -> str:
+    """The graph as indented text, one entry per line (what nbval compares)."""
+    lines: list[str] = []
+    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
+    return "\n".join(lines)

@@ -1,14 +1,13 @@
 """The model interface, and the scripted model the lab runs on (no network, no key).
 
-A real model receives the whole message list on every call and streams its answer back in
-pieces. The scripted model does the same, so the loop cannot tell the difference, and a reader
-can later put a real model behind `Model.stream` without touching anything else.
+A real model is given the whole message list on every call and streams its answer back in
+pieces; so does the scripted one, and the loop cannot tell them apart.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -49,16 +48,9 @@ class Done:
 ModelEvent = TextDelta | ToolCallEvent | Done
 
 
-class ModelError(Exception):
-    """The model could not answer this turn: a real endpoint refused the key, was busy, broke
-    off its stream... One exception for every such fault, so the program turns each into one
-    `error:` line, and the loop never appends a reply that broke off (it appends `Done` only)."""
-
-
 class HistoryRefused(Exception):
-    """The model refused the conversation it was given, as a chat API refuses a request whose
-    tool calls and results do not pair up (HTTP 400). Asking again gets the same answer: only
-    a history that pairs them is accepted. `problem` is the API's own words."""
+    """The model refused the conversation, as a chat API refuses (HTTP 400) one whose tool calls
+    and results do not pair up, on every later try too. `problem` is the API's own words."""
 
     def __init__(self, model: str, problem: str) -> None:
         super().__init__(f"{model} refused the conversation: {problem}")
@@ -75,29 +67,15 @@ class Model(Protocol):
 
 
 # An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
-# Stop here: without the lookbehind this pattern is quadratic. A search tries every start
-# position, and from each one inside a run of 40,000 "-" the prefix [-+(]* scans to the end of
-# the run before failing on \d: 40,000 scans of up to 40,000 characters, 16 seconds. The
-# lookbehind lets a match start only where a run starts, so each run is scanned once.
-# (Possessive *+ is not enough: it stops backtracking inside one try, not the next try.)
-_EXPRESSION = re.compile(r"(?<![-+(])[-+(]*+\d[\d\s.+\-*/%()]*")
+_EXPRESSION = re.compile(r"[-+(]*\d[\d\s.+\-*/%()]*")
 _OPERATOR = re.compile(r"\d\s*[-+*/%]")
-# What may touch a stretch of arithmetic and leave it a whole expression: a quote before it,
-# sentence punctuation after it ("what is 12*8?"). Anything else glued on (1e3, 0x10, 1_000,
-# 1,000, 2x) makes the stretch a piece of something calc cannot read.
-_OPENING_QUOTES = "\"'“‘«"
-_CLOSING = re.compile(r"[?!,;:\"'”’»]*+(?:\s|\Z)")
-_SHOWN = 60  # at most this much of an unreadable expression is quoted back
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 
-HELP = "I can do arithmetic with the calc tool (try: what is 12*8) and recall the last result."
-
-
 @dataclass(frozen=True)
 class Style:
-    """How a scripted model words its answers. Two styles, the same facts: a test (or a
-    student) can tell which model answered and still check that the answer is right."""
+    """Every sentence a scripted model says. Two models may word the same facts differently:
+    which one answered shows, and whether the answer is right can still be checked."""
 
     help: str
     greeting: str  # {help}
@@ -105,19 +83,17 @@ class Style:
     calculating: str
     answer: str  # {expression} {result}
     failed: str  # {expression} {error}
-    unreadable: str  # {text}
     recall: str  # {expression} {result}
     no_recall: str
 
 
 PLAIN = Style(
-    help=HELP,
+    help="I can do arithmetic with the calc tool (try: what is 12*8) and recall the last result.",
     greeting="Hello! {help}",
     unknown="I have no answer to that. {help}",
     calculating="Let me calculate that.",
     answer="{expression} = {result}.",
     failed="I could not calculate {expression}: {error}.",
-    unreadable="I can only calculate plain arithmetic like 12*8; I cannot read {text}.",
     recall="The last result was {result} ({expression}).",
     no_recall="I have no earlier result in this conversation.",
 )
@@ -128,7 +104,6 @@ TERSE = Style(
     calculating="Calling calc.",
     answer="Result: {result} (from {expression}).",
     failed="calc failed on {expression}: {error}.",
-    unreadable="Plain arithmetic only (e.g. 12*8); cannot read {text}.",
     recall="Earlier result: {result} (from {expression}).",
     no_recall="No earlier result in this conversation.",
 )
@@ -137,19 +112,13 @@ TERSE = Style(
 class ScriptedModel:
     """A deterministic stand-in for a model: the same history always gets the same answer.
 
-    - arithmetic in the user's message: a `calc` tool call (stopReason "toolUse"), if the
-      whole expression is plain arithmetic; else a reply saying it cannot read it;
-    - right after a tool result: an answer built from it (stopReason "stop");
-    - "what was the result": an answer from the newest calc result *in the history it is
-      given*, so a conversation that has none cannot answer;
-    - anything else: a plain reply.
-
-    Like a real API, it first checks the history it is given, and refuses one in which tool
-    calls and results do not pair up (`HistoryRefused`).
+    Arithmetic in the user's message gets a `calc` tool call; a tool result, an answer built
+    from it; "what was the result", the newest calc result *in the history it is given* (a
+    conversation that has none cannot answer); anything else, a plain reply. Like a real API,
+    it first checks the history, and refuses one whose tool calls and results do not pair up.
     """
 
-    # Defaults for a subclass that skips __init__ (a test's model that fails on purpose):
-    # it is still scripted-v1, in the plain style.
+    # For a subclass that skips __init__ (a test's model failing on purpose): still scripted-v1.
     name: str = "scripted-v1"
     style: Style = PLAIN
 
@@ -184,11 +153,6 @@ class ScriptedModel:
         text = text_of(last)
         stretch = _find_stretch(text)
         if stretch is not None and "calc" in tool_names:
-            # Stop here: the whole expression or none of it. "1e3*2" holds the stretch "3*2";
-            # calling calc on that would answer a question nobody asked.
-            unreadable = _glued_word(text, stretch)
-            if unreadable is not None:
-                return assistant_message(style.unreadable.format(text=unreadable))
             call: ToolCallBlock = {
                 "type": "toolCall",
                 "id": _new_call_id(messages),
@@ -203,56 +167,17 @@ class ScriptedModel:
         return assistant_message(style.unknown.format(help=style.help))
 
 
-def _find_expression(text: str) -> str | None:
-    """The first stretch of arithmetic in `text` with an operator in it ("12*8", not "12")."""
-    stretch = _find_stretch(text)
-    return None if stretch is None else stretch.group().strip()
-
-
 def _find_stretch(text: str) -> re.Match[str] | None:
-    """Where the first stretch of arithmetic with an operator in it is (spaces included).
-
-    An operator match (a digit, spaces, a sign) is made only of characters a stretch is made
-    of, so it lies inside one stretch, and the first match in the text lies inside the first
-    stretch that has one. Searching for it first answers a line like "a1a1a1..." (a million
-    stretches, no operator) with one scan in C instead of a million tries in Python.
-    """
-    operator = _OPERATOR.search(text)
-    if operator is None:
-        return None
+    """Where the first stretch of arithmetic with an operator in it is (spaces included)."""
     for match in _EXPRESSION.finditer(text):
-        if match.end() > operator.start():
+        if _OPERATOR.search(match.group()):
             return match
-    return None  # not reached: the stretch around the operator is always found
-
-
-def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
-    """The word the stretch is a piece of ("1e3*2" around "3*2"), or None if the stretch is
-    a word of its own: only spaces, a quote before it or sentence punctuation after it touch it.
-
-    Each side is read once, from the stretch outwards, and at most _SHOWN characters are
-    quoted back: a long line costs one scan, and the reply stays short.
-    """
-    start, end = stretch.span()
-    before = text[max(0, start - _SHOWN) : start]
-    glued_before = bool(before) and not before[-1].isspace()
-    if glued_before and before[-1] in _OPENING_QUOTES:
-        glued_before = len(before) >= 2 and not before[-2].isspace()
-    glued_after = not text[end - 1].isspace() and _CLOSING.match(text, end) is None
-    if not glued_before and not glued_after:
-        return None
-    word = stretch.group().strip()
-    if glued_before:
-        word = before.split()[-1] + word
-    if glued_after:
-        glued = text[end : end + _SHOWN].split(maxsplit=1)[0]
-        word += glued.rstrip("?!,;:\"'”’»") or glued  # "3*2x?" reads "3*2x"
-    return word if len(word) <= _SHOWN else word[: _SHOWN - 1] + "…"
+    return None
 
 
 def _new_call_id(messages: Sequence[Message]) -> str:
-    """call_<N>, one more than the calls so far, and never an id the history already holds:
-    a restored file may contain any ids at all, and an answer is paired with its call by id."""
+    """call_<N>, one past the calls so far, and never an id the history holds already (a
+    restored file may hold any ids): an answer is paired with its call by id."""
     used = {call["id"] for message in messages for call in tool_calls(message)}
     number = sum(len(tool_calls(message)) for message in messages) + 1
     while f"call_{number}" in used:  # ids are compared as text, never parsed as numbers
@@ -279,69 +204,20 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
     return style.no_recall
 
 
-# A word and the spaces after it; the first also takes any spaces before it, and text that is
-# only spaces is one piece: joined back, the pieces are the text exactly.
+# A word and the spaces around it: joined back, the pieces are the text exactly.
 _WORD = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
-    """Stream text a few words at a time, as a real model would. The stream and the message
-    it ends with must agree: what a person saw is what the file keeps."""
+    """Stream text a few words at a time, as a real model would; what a person saw is what
+    the file keeps."""
     words = _WORD.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 
 
-OPENAI_PREFIX = "openai:"  # openai:NAME is model NAME on an OpenAI-compatible endpoint
-
-
-class Models(Mapping[str, Model]):
-    """The models a session can switch between, by the name the file records: the scripted
-    ones, and `openai:NAME` for any NAME.
-
-    Stop here: a real model is made only when its name is first looked up, and `openai` is
-    imported only then, so the scripted default never needs the SDK, a key or a network.
-    `name in MODELS` checks only the name's shape; iterating lists the scripted models and the
-    real ones made so far.
-    """
-
-    def __init__(self, scripted: Mapping[str, Model]) -> None:
-        self._made: dict[str, Model] = dict(scripted)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._made or (
-            isinstance(name, str) and name.startswith(OPENAI_PREFIX) and name != OPENAI_PREFIX
-        )
-
-    def __getitem__(self, name: str) -> Model:
-        if name not in self._made:
-            if name not in self:
-                raise KeyError(name)
-            from openai_model import OpenAIModel  # a layer of its own; it imports this one
-
-            self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
-        return self._made[name]
-
-    def problem(self, name: str) -> str | None:
-        """Why the model `name` cannot answer here (a real one without its key), or None:
-        asked before a switch is written down, not at the turn after it."""
-        try:
-            self[name]
-        except ModelError as error:
-            return str(error)
-        return None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._made))
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-
-MODELS = Models(
-    {
-        "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
-        "scripted-v2": ScriptedModel("scripted-v2", TERSE),
-    }
-)
+MODELS: dict[str, Model] = {
+    "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
+    "scripted-v2": ScriptedModel("scripted-v2", TERSE),
+}
 DEFAULT_MODEL = "scripted-v1"

@@ -1,8 +1,7 @@
 """The tools a model may call, and the one this lab ships: `calc`.
 
-A tool receives arguments a model made up, so it treats them as hostile input. `calc` never
-calls `eval`: it parses the expression with `ast` and evaluates a handful of node kinds itself,
-with limits that make a huge or malicious expression fail fast instead of hanging.
+A tool receives arguments a model made up: hostile input. `calc` never calls `eval`; it parses
+with `ast`, evaluates a few node kinds itself, and fails fast on anything huge.
 """
 
 from __future__ import annotations
@@ -131,8 +130,7 @@ def default_tools() -> dict[str, Tool]:
 
 
 def slowed(tools: Mapping[str, Tool], seconds: float) -> dict[str, Tool]:
-    """The same tools, each sleeping first: only for the crash experiment in the notebook,
-    which needs a turn that is still running when the process is killed."""
+    """The same tools, each sleeping first: a turn still running when an experiment kills it."""
 
     def slow(run: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
         def run_slowly(arguments: dict[str, Any]) -> str:

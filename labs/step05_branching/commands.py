@@ -1,9 +1,8 @@
 """The commands a user can type. A line that starts with "/" is a command, never a message.
 
 Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
-memory and the cursor between them, kept together so that `/branch`, which replaces the
-messages, replaces the cursor and the model with them. Commands return the lines to print;
-main.py prints them.
+memory and the cursor between them, kept together so that a command that replaces the messages
+replaces the cursor with them. A command returns the lines to print; main.py prints them.
 """
 
 from __future__ import annotations
@@ -11,17 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from entries import DAMAGED, Context, build_context
-from messages import Message, printable, tool_calls, tool_result, unanswered_calls
+from entries import Context, build_context, path_to_leaf
+from messages import Message, tool_calls, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
-from stop_signals import stop_signals_deferred
-
-# The result given on resume to a tool call the program never finished. Its exact words are
-# part of the file's format (docs/session-format.md): a later reader may look for them.
-INTERRUPTED = (
-    "interrupted: the program stopped before this tool call finished; it was not run again"
-)
 
 
 @dataclass
@@ -40,17 +32,15 @@ class Chat:
     @classmethod
     def resume(cls, opened: Resumed) -> ResumedChat:
         """The chat that goes on with a session `Session.open` read: the conversation and the
-        model at the leaf, and any tool call the last run never finished answered.
+        model at the leaf.
 
         Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        all of them; at 0, the first save would write the history again. The repair writes:
-        a caller that holds stop signals off during a save holds them off around this too.
+        all of them; at 0, the first save would write the history again.
         """
         chat = cls(opened.session, [], cursor=0)
         model = chat.follow(opened.context)
         restored = len(chat.messages)
-        repaired = chat.repair_interrupted_calls()
-        return ResumedChat(chat=chat, restored=restored, model=model, repaired=repaired)
+        return ResumedChat(chat=chat, restored=restored, model=model)
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
@@ -68,19 +58,6 @@ class Chat:
         choice = choose_model(context)
         self.model, self.recorded_model = choice.used, choice.recorded
         return choice
-
-    def repair_interrupted_calls(self) -> int:
-        """Answer each tool call the conversation ends on without a result (the program
-        stopped while it ran) with an error result saying so; return how many.
-
-        Stop here: the results are appended, like any message, through the cursor: no byte is
-        rewritten. The tool is not run again (it may have half-done something that must not
-        be done twice); the model reads that it was interrupted and can decide to retry.
-        """
-        calls = unanswered_calls(self.messages)
-        self.messages.extend(tool_result(call, INTERRUPTED, is_error=True) for call in calls)
-        self.save_new()
-        return len(calls)
 
 
 @dataclass(frozen=True)
@@ -104,7 +81,7 @@ class ModelChoice:
     def fallback_message(self) -> str:
         """What to tell the user when the choice `fell_back` (a warning on resume, a note after
         a move)."""
-        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+        return f"the session's model {self.recorded} is not here; using {self.used}"
 
 
 @dataclass(frozen=True)
@@ -112,9 +89,8 @@ class ResumedChat:
     """What `Chat.resume` gives back: the chat, and what the caller must tell the user."""
 
     chat: Chat
-    restored: int  # messages rebuilt from the file (the repair's results not counted)
+    restored: int  # messages rebuilt from the file
     model: ModelChoice  # worth a warning if it fell back
-    repaired: int  # interrupted tool calls just answered; worth a warning if any
 
 
 def choose_model(context: Context) -> ModelChoice:
@@ -158,16 +134,13 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
         )
     if argument not in MODELS:
         known = ", ".join(MODELS)
-        return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
-    if (problem := MODELS.problem(argument)) is not None:  # a real model without its key
-        return CommandResult([problem])
+        return CommandResult([f"unknown model {argument} (the models: {known})"])
     # After a fallback the file still says the other model: choosing the default is a real
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
-    with stop_signals_deferred():  # a write, like a save: never cut halfway
-        chat.session.append_model_change(argument)
-        chat.model = chat.recorded_model = argument
+    chat.session.append_model_change(argument)
+    chat.model = chat.recorded_model = argument
     return CommandResult([f"switched to {argument}"])
 
 
@@ -192,36 +165,33 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     branch's history under the new leaf.
     """
     session = chat.session
+    shown = argument
     if not argument:
         return CommandResult(["usage: /branch ID (/tree shows the ids)"])
     if argument not in session.entries:
-        return CommandResult(
-            [f"no entry {printable(argument)} in this session (/tree shows the ids)"]
-        )
-    if session.entries[argument]["type"] == DAMAGED:  # in the tree, so that walks go through
-        return CommandResult([f"{printable(argument)} is a damaged line: what it held is lost"])
+        return CommandResult([f"no entry {shown} in this session (/tree shows the ids)"])
     leaf = None if session.leaf_id is None else session.entries.get(session.leaf_id)
     if argument == session.leaf_id or (
         leaf is not None and leaf["type"] == "branch" and leaf["parentId"] == argument
     ):  # a branch entry adds nothing: a leaf that is one hangs where the path goes on
         return CommandResult([f"already at {argument}"])
-    # A branch entry adds nothing to the conversation, so the context at the target is the
-    # context at the new leaf: build it once, check it, then move.
-    context = build_context(session.entries, argument)
     # The next message would follow a tool call that has no result: a history a real model
-    # API rejects. Go back to before the call, or on to its result. (Not repaired here, as a
-    # resume does: that call was not interrupted, its result is on another branch.)
-    if unanswered_calls(context.messages):
+    # API rejects. Go back to before the call, or on to its result. (Not answered here, as a
+    # resume answers a call it finds cut short: that call's result is on another branch.)
+    path = path_to_leaf(session.entries, argument).entries
+    if unanswered_calls([entry["message"] for entry in path if entry["type"] == "message"]):
         target = session.entries[argument]
         if target["type"] == "message" and tool_calls(target["message"]):
             reason = f"{argument} is a tool call; branch to the entry before it or to its result"
         else:
             reason = f"{argument} follows a tool call that has no result; branch before the call"
         return CommandResult([reason])
+    # A branch entry adds nothing to the conversation, so the context at the target is the
+    # context at the new leaf: build it once, then move.
+    context = build_context(session.entries, argument)
     assert chat.cursor == len(chat.messages), "commands run between turns, after the save"
-    with stop_signals_deferred():  # the move is written and followed, or neither
-        session.append_branch(argument)
-        choice = chat.follow(context)
+    session.append_branch(argument)
+    choice = chat.follow(context)
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:
         lines.append(f"note: {context.chain_break}; the conversation starts there")
@@ -251,5 +221,5 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument)

@@ -1,18 +1,14 @@
 """A session: a header, then a tree of entries, each appended as a child of the leaf.
 
 This is the idea; the bytes are session_file.py's, the only module that touches the disk.
-`Session.append_entry` is the one way to write an entry, and `persist_new_messages` is the
-bridge from the loop's in-memory list to the file: it writes what is new since a cursor, so the
-loop never has to know about disk.
+`Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
+the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
+appended to, and created by the first write: a run that says nothing leaves nothing.
 
-The file is a ledger: lines are only ever appended, never rewritten. It is created by the first
-write, so a run that says nothing leaves nothing.
-
-Reading is tolerant: a crash can tear the last line, an editor can add a blank line, a newer
-program can add entry kinds. Every line is indexed by its id (entry_index.py); a line that is
-not an entry (entries.py says what is) is skipped and counted; unknown kinds are kept, and
-their parentId still links the tree. `Session.open` rebuilds the conversation by walking from
-the leaf; the folder of sessions is session_folder.py's.
+Reading is tolerant: a crash can tear the last line, an editor can add a blank one, a newer
+program can add entry kinds. A line that is not an entry is skipped and counted; an unknown
+kind is kept, its parentId still linking the tree (entry_index.py). `Session.open` rebuilds the
+conversation by walking from the leaf; the folder of sessions is session_folder.py's.
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from entries import (
-    DAMAGED,
     BranchEntry,
     Context,
     Entry,
@@ -38,14 +33,13 @@ from session_file import (  # the names marked F401 are here for callers: errors
     SessionError,  # noqa: F401
     SessionFile,
     SessionHeader,
-    SessionInUse,  # noqa: F401
     UnusableSessionFile,  # noqa: F401
     encode,
     new_header,
     read_header,  # noqa: F401
     read_lines,
 )
-from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
+from session_folder import find_latest_session, list_session_files  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -58,14 +52,13 @@ class SessionReading:
 
     @property
     def entries(self) -> list[Entry]:
-        """The usable entries in file order (which is not the conversation's order)."""
+        """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
 
     @property
     def leaf_id(self) -> str | None:
-        """The leaf: the last usable entry (never what the reader left of a damaged line)."""
-        kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
-        return next(kept, None)
+        """The leaf: the last entry of the file."""
+        return next(reversed(self.by_id), None)
 
 
 @dataclass(frozen=True)
@@ -80,14 +73,11 @@ class Resumed:
 class Session:
     """A session file that entries are appended to, and the entries it holds."""
 
-    def __init__(
-        self, file: SessionFile, header: SessionHeader, entries: EntryIndex | None = None
-    ) -> None:
+    def __init__(self, file: SessionFile, header: SessionHeader) -> None:
         self.file = file
         self.header = header
-        self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
-        # The leaf: the entry the next one hangs under. On open, the last usable entry.
-        self.leaf_id: str | None = self.entries.last_usable()
+        self.entries = EntryIndex()  # by id: what the file held, and what this run wrote
+        self.leaf_id: str | None = None  # the entry the next one hangs under
         self.written = 0  # entries this run appended, of every kind
 
     @classmethod
@@ -98,40 +88,26 @@ class Session:
         session_id: str,
         created_at: str,
         cwd: str,
-        lock: bool = False,
-        fsync: bool = False,
     ) -> Session:
-        """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
-        appears with the first entry, so a run that saves nothing leaves no empty session
-        behind."""
+        """A new session in `directory/<session_id>.jsonl`, written by its first entry: a run that
+        saves nothing leaves no empty session behind."""
         header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
-        return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
+        return cls(SessionFile(path, header, exists=False), header)
 
     @classmethod
-    def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
-        """Open an existing session to append to it, and rebuild its conversation.
-
-        Nothing is re-run: tool results are messages in the file, so the history comes back
-        exactly as it was. The leaf is the last usable entry; the conversation is the path
-        from it, whatever the lines around it say.
-
-        Stop here: with `lock`, the file is locked before it is read, until `close`
-        (SessionInUse if another run holds it). The lock is what keeps the leaf and the next
-        id read here true; without it, a second run reads the same leaf, writes the same id.
+    def open(cls, path: Path | str) -> Resumed:
+        """Open an existing session to append to it, and rebuild its conversation: the path
+        from the leaf (the last usable entry), whatever the lines around it say. Nothing is
+        re-run: tool results are messages in the file, so the history comes back as it was.
         """
-        file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
-        try:
-            entries = EntryIndex()
-            with file.reading() as lines:
-                for batch in lines.batches:
-                    entries.add_lines(batch)
-                session = cls(file, lines.header, entries)
-                context = build_context(session.entries, session.leaf_id)
-        except BaseException:
-            file.close()
-            raise
-        return Resumed(session, context, entries.damaged)
+        lines = read_lines(Path(path))
+        session = cls(SessionFile(Path(path), None, exists=True), lines.header)
+        for line in lines.lines:
+            session.entries.add_line(line)
+        session.leaf_id = session.entries.last_usable()  # where the conversation ends
+        context = build_context(session.entries, session.leaf_id)
+        return Resumed(session, context, session.entries.damaged)
 
     @property
     def path(self) -> Path:
@@ -142,32 +118,15 @@ class Session:
         """False until the first write creates the file."""
         return self.file.exists
 
-    @property
-    def locked(self) -> bool:
-        return self.file.locked
-
-    def close(self) -> None:
-        """Let go of the lock, if held."""
-        self.file.close()
-
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
-        """Append an entry of `kind` as a child of the leaf, then advance the leaf.
-
-        The one way to write: it picks the next unique id, hangs the entry under the leaf,
-        writes it as one complete line in one write, and only then moves the leaf.
-        """
-        # Stop here: another program may have appended (a script, a tool; a lock keeps out
-        # only the runs that take it). Its lines are indexed first, so that their ids are taken.
-        for batch in self.file.lines_added():
-            self.entries.add_lines(batch)
+        """Append an entry of `kind` as a child of the leaf, then advance the leaf: the one way
+        to write. It picks the next unique id, hangs the entry under the leaf, writes it as one
+        whole line in one write, and only then moves the leaf."""
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
-        if kind == DAMAGED:  # the reader's stand-in for a line it could not use, never written
-            raise ValueError(f"append_entry never writes a {DAMAGED!r} entry: it holds nothing")
         new_id = self.entries.new_id()  # one no line of the file has
         entry: Entry = {"type": kind, "id": new_id, "parentId": self.leaf_id, **fields}
-        # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its
-        # key order (type, id first) lets `EntryIndex` index the line without parsing it.
+        # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
         self.file.append(encode(self.path, entry))
         self.written += 1
         self.entries[entry["id"]] = entry
@@ -201,11 +160,8 @@ class Session:
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
-    """Append `messages[persisted:]` to the session and return the new cursor.
-
-    The cursor is "how many messages of the list are already in the file". Call this after
-    each turn with the cursor it returned last time; calling it twice writes nothing twice.
-    """
+    """Append `messages[persisted:]` to the session and return the new cursor: how many
+    messages of the list are in the file. Give it back next time; twice writes nothing twice."""
     if not 0 <= persisted <= len(messages):
         raise ValueError(f"cursor {persisted} is outside the {len(messages)} messages")
     for message in messages[persisted:]:
@@ -214,14 +170,11 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
 
 
 def read_session(path: Path | str) -> SessionReading:
-    """Read a whole session file, checking every line, skipping and counting the unusable.
-
-    Refuses (UnusableSessionFile) only a file that cannot be a session: empty, no header line,
-    an unsupported version, not a regular file. Never writes.
-    """
+    """Read a whole session file, skipping and counting what is not an entry. Refuses only a
+    file that cannot be a session (UnusableSessionFile). Never writes."""
     entries = EntryIndex()
-    with read_lines(Path(path)) as lines:
-        for batch in lines.batches:
-            entries.add_lines(batch)
-        by_id = dict(entries.items())  # parses and checks every entry
+    lines = read_lines(Path(path))
+    for line in lines.lines:
+        entries.add_line(line)
+    by_id = dict(entries)
     return SessionReading(lines.header, by_id, entries.damaged)

@@ -1,7 +1,6 @@
 """The folder of sessions: which files are there, and which one `--continue` resumes.
 
-A layer, the same in every step from 03 (where `--continue` arrives); session_file.py lists the
-files. A file is resumable if it reads as a session and holds at least one message; every newer
+session_file.py lists the files. A file is resumable if it reads as a session; every newer
 file passed over is returned with its reason, so that the program can name it instead of
 silently resuming something older.
 """
@@ -11,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from entries import parse_entry
-from session_file import UnusableSessionFile, list_session_files, read_lines
+from session_file import UnusableSessionFile, list_session_files, read_header
 
 
 @dataclass(frozen=True)
@@ -24,23 +22,12 @@ class LatestSession:
 
 
 def find_latest_session(directory: Path | str) -> LatestSession:
-    """The most recently modified usable session in `directory` that holds a message."""
+    """The most recently modified file in `directory` that reads as a session."""
     passed_over: list[UnusableSessionFile] = []
     for path in list_session_files(directory):
         try:
-            if holds_a_message(path):
-                return LatestSession(path, passed_over)
-            passed_over.append(UnusableSessionFile(path, "holds no message"))
+            read_header(path)  # UnusableSessionFile, saying why, if it cannot be a session
+            return LatestSession(path, passed_over)
         except UnusableSessionFile as error:
             passed_over.append(error)
     return LatestSession(None, passed_over)
-
-
-def holds_a_message(path: Path | str) -> bool:
-    """True once a message entry is found: usually on the second line, so this is cheap."""
-    with read_lines(Path(path)) as lines:
-        for line in lines.lines():
-            entry = parse_entry(line) if isinstance(line, bytes) else None
-            if entry is not None and entry["type"] == "message":
-                return True
-    return False

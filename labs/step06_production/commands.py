@@ -1,9 +1,8 @@
 """The commands a user can type. A line that starts with "/" is a command, never a message.
 
 Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
-memory and the cursor between them, kept together so that `/branch`, which replaces the
-messages, replaces the cursor and the model with them. Commands return the lines to print;
-main.py prints them.
+memory and the cursor between them, kept together so that a command that replaces the messages
+replaces the cursor with them. A command returns the lines to print; main.py prints them.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from entries import DAMAGED, Context, build_context
+from entries import DAMAGED, Context, build_context, path_to_leaf
 from messages import Message, printable, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
@@ -192,32 +191,32 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     branch's history under the new leaf.
     """
     session = chat.session
+    shown = printable(argument)
     if not argument:
         return CommandResult(["usage: /branch ID (/tree shows the ids)"])
     if argument not in session.entries:
-        return CommandResult(
-            [f"no entry {printable(argument)} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {shown} in this session (/tree shows the ids)"])
     if session.entries[argument]["type"] == DAMAGED:  # in the tree, so that walks go through
-        return CommandResult([f"{printable(argument)} is a damaged line: what it held is lost"])
+        return CommandResult([f"{shown} is a damaged line: what it held is lost"])
     leaf = None if session.leaf_id is None else session.entries.get(session.leaf_id)
     if argument == session.leaf_id or (
         leaf is not None and leaf["type"] == "branch" and leaf["parentId"] == argument
     ):  # a branch entry adds nothing: a leaf that is one hangs where the path goes on
         return CommandResult([f"already at {argument}"])
-    # A branch entry adds nothing to the conversation, so the context at the target is the
-    # context at the new leaf: build it once, check it, then move.
-    context = build_context(session.entries, argument)
     # The next message would follow a tool call that has no result: a history a real model
-    # API rejects. Go back to before the call, or on to its result. (Not repaired here, as a
-    # resume does: that call was not interrupted, its result is on another branch.)
-    if unanswered_calls(context.messages):
+    # API rejects. Go back to before the call, or on to its result. (Not answered here, as a
+    # resume answers a call it finds cut short: that call's result is on another branch.)
+    path = path_to_leaf(session.entries, argument).entries
+    if unanswered_calls([entry["message"] for entry in path if entry["type"] == "message"]):
         target = session.entries[argument]
         if target["type"] == "message" and tool_calls(target["message"]):
             reason = f"{argument} is a tool call; branch to the entry before it or to its result"
         else:
             reason = f"{argument} follows a tool call that has no result; branch before the call"
         return CommandResult([reason])
+    # A branch entry adds nothing to the conversation, so the context at the target is the
+    # context at the new leaf: build it once, then move.
+    context = build_context(session.entries, argument)
     assert chat.cursor == len(chat.messages), "commands run between turns, after the save"
     with stop_signals_deferred():  # the move is written and followed, or neither
         session.append_branch(argument)

@@ -11,7 +11,7 @@ import operator
 import re
 from collections.abc import Iterator, MutableMapping
 
-from entries import DAMAGED, Entry, entry_id, id_number, parse_entry
+from entries import DAMAGED, Entry, NotAnEntry, entry_id, id_number, parse_entry
 from session_file import Line, TooLong
 
 
@@ -75,7 +75,7 @@ class EntryIndex(MutableMapping[str, Entry]):
             return
         match = _ID_AT_START.match(line)
         if match is None:  # not the writer's shape (or not an entry): parse it now
-            entry = parse_entry(line)
+            entry = _parsed(line)
             if entry is None:
                 self.damaged += 1
                 return
@@ -85,7 +85,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         if key in self._items and (found := self.get(key)) is not None:
             # Ids are unique: the first usable line with an id wins. A stand-in is no usable
             # line: it gives way to one, and the line takes its place (and the file position).
-            parsed = parse_entry(value) if type(value) is bytes else value
+            parsed = _parsed(value) if type(value) is bytes else value
             if found["type"] != DAMAGED or parsed is None or parsed["id"] != key:
                 self.damaged += 1
                 return
@@ -124,7 +124,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         on the path, so it does its work itself rather than call a helper."""
         value = self._items.get(key)
         if type(value) is bytes:  # not parsed yet
-            entry = parse_entry(value)
+            entry = _parsed(value)
             if entry is None or entry["id"] != key:  # damaged after all: count it
                 self._damaged_ids.add(key)
                 self.damaged += 1
@@ -162,8 +162,8 @@ class EntryIndex(MutableMapping[str, Entry]):
         return sum(1 for _ in self)
 
 
-# The start of every line the lab writes: {"type":"…","id":"…". An id with an escape or a
-# quote in it does not match, and that line is parsed whole at once instead.
+# The start of every line the lab writes: {"type":"…","id":"…". (An id with an escape or a
+# quote in it does not match.) A damaged line's id can often still be read there.
 _ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
 # ...and the parentId the writer puts right after the id: what a damaged line's stand-in needs.
 _ID_AND_PARENT = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
@@ -177,4 +177,13 @@ def _stand_in(line: bytes) -> Entry | None:
     key, parent = (None if part is None else part.decode("utf-8", "surrogateescape")
                    for part in found.groups())  # fmt: skip
     return {"type": DAMAGED, "id": key, "parentId": parent}
+
+
 _SECOND = operator.itemgetter(1)  # a match's first group, taken in C
+
+
+def _parsed(line: bytes) -> Entry | None:
+    try:
+        return parse_entry(line)
+    except NotAnEntry:
+        return None

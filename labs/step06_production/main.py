@@ -43,8 +43,6 @@ from terminal import (  # noqa: E402
 )
 from tools import default_tools, slowed  # noqa: E402
 
-DELAY_VARIABLE = "LAB_TOOL_DELAY"  # seconds each tool call sleeps; for the crash experiment
-
 
 class UsageError(Exception):
     """Bad input from the command line or the environment."""
@@ -105,15 +103,15 @@ def new_session_id(now: datetime) -> str:
 
 
 def tool_delay() -> float:
-    raw = os.environ.get(DELAY_VARIABLE, "0")
+    """LAB_TOOL_DELAY, the seconds each tool call sleeps first: a turn an experiment can kill."""
+    raw = os.environ.get("LAB_TOOL_DELAY", "0")
     try:
         seconds = float(raw)
     except ValueError:
-        raise UsageError(
-            f"{DELAY_VARIABLE} must be a number of seconds, not {printable(repr(raw))}"
-        ) from None
-    if not 0 <= seconds <= 60:
-        raise UsageError(f"{DELAY_VARIABLE} must be between 0 and 60 seconds, not {raw}")
+        seconds = -1
+    if not 0 <= seconds <= 60:  # NaN is neither
+        shown = printable(repr(raw))
+        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {shown}")
     return seconds
 
 
@@ -149,7 +147,7 @@ def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[Loo
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
-    if sys.stdin is None:
+    if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
     stdin = sys.stdin.buffer
     tools = default_tools()

@@ -1,8 +1,7 @@
 """The three message shapes a conversation is made of, exactly as the session file stores them.
 
-Messages are plain dicts (typed with TypedDict), not objects: what the model receives, what the
-loop appends and what orjson writes to disk are the same value, so nothing is lost or renamed on
-the way to the file and back.
+Messages are plain dicts (typed with TypedDict): what the model receives, what the loop appends
+and what orjson writes to disk are the same value, so nothing is lost on the way and back.
 """
 
 from __future__ import annotations
@@ -117,8 +116,8 @@ def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     return []
 
 
-# The result a tool call in the middle of a path gets, in memory only, when the file holds none
-# (its line was damaged; an older program went on after a run was killed in the call).
+# The result a tool call gets, in memory only, when the file holds none: its line was damaged,
+# or the run was killed while the call ran.
 LOST_RESULT = "lost: this tool call's result is not in the session file; it was not run again"
 
 
@@ -131,7 +130,8 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
     it has (the model reads that it was lost, and may ask again); a result without its call is
     left out (it answers nothing the model can see). Stop here: `at_the_end=False` leaves the
     calls the path ends on as they are, for a resume that writes their answer to the file
-    (step 05's repair): answered only in memory, they are answered again on every resume.
+    (`Chat.repair_interrupted_calls`): answered only in memory, they are answered again on
+    every resume.
     """
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the
     # whole path (60,000 messages in the benchmark), and a file is data: 30,000 calls in one
@@ -164,9 +164,8 @@ def _lost(waiting: dict[str, deque[ToolCallBlock]]) -> list[Message]:
     return [tool_result(call, LOST_RESULT, is_error=True) for call in calls]
 
 
-# What a chat API answers when tool calls and results do not pair up: the OpenAI Chat
-# Completions API's words ("preceeding" is theirs), with the ids it names. Anthropic's Messages
-# API refuses the same histories ("`tool_use` ids were found without `tool_result` blocks").
+# What a chat API answers when tool calls and results do not pair up: OpenAI's words ("preceeding"
+# is theirs). Anthropic's API refuses the same ("`tool_use` ids were found without ...").
 MISSING_RESULTS = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
@@ -183,12 +182,9 @@ SHOWN_ID_LENGTH = 40
 def history_problem(messages: Sequence[Message]) -> str | None:
     """Why a chat API would refuse this history, in its words; None if it would accept it.
 
-    The rule: each tool call of an assistant message is answered by exactly one toolResult
-    with its id, in the messages right after it (before the next user or assistant message),
-    and a toolResult answers a call of the assistant message before it, once.
-
-    Stop here: an API checks the whole list on every request, not only what is new. A history
-    that breaks the rule once is refused on every later turn, until the break is answered.
+    The rule: each tool call is answered by exactly one toolResult with its id, right after its
+    assistant message, and a toolResult answers a call of the assistant message before it. Stop
+    here: an API checks the whole list on every request, so one break is refused on every turn.
     """
     waiting: dict[str, int] = {}  # the last assistant's call ids, and how many results each lacks
     unanswered = 0
@@ -282,11 +278,8 @@ def _fitting(text: str, columns: int) -> str:
 
 
 def value_text(value: object) -> str:
-    """A tool argument as text: a string as itself, anything else as compact JSON.
-
-    Not `str(value)`: arguments come from a model or a file, and str() of a list nested 1,000
-    deep raises RecursionError, str() of an int with 5,000 digits raises ValueError.
-    """
+    """A tool argument as text: a string as itself, anything else as compact JSON. Not str():
+    str() of a list 1,000 deep raises RecursionError, of an int of 5,000 digits ValueError."""
     if isinstance(value, str):
         return value
     try:

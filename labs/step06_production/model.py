@@ -1,8 +1,7 @@
 """The model interface, and the scripted model the lab runs on (no network, no key).
 
-A real model receives the whole message list on every call and streams its answer back in
-pieces. The scripted model does the same, so the loop cannot tell the difference, and a reader
-can later put a real model behind `Model.stream` without touching anything else.
+A real model is given the whole message list on every call and streams its answer back in
+pieces; so does the scripted one, and the loop cannot tell them apart.
 """
 
 from __future__ import annotations
@@ -56,9 +55,8 @@ class ModelError(Exception):
 
 
 class HistoryRefused(Exception):
-    """The model refused the conversation it was given, as a chat API refuses a request whose
-    tool calls and results do not pair up (HTTP 400). Asking again gets the same answer: only
-    a history that pairs them is accepted. `problem` is the API's own words."""
+    """The model refused the conversation, as a chat API refuses (HTTP 400) one whose tool calls
+    and results do not pair up, on every later try too. `problem` is the API's own words."""
 
     def __init__(self, model: str, problem: str) -> None:
         super().__init__(f"{model} refused the conversation: {problem}")
@@ -91,13 +89,10 @@ _SHOWN = 60  # at most this much of an unreadable expression is quoted back
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 
-HELP = "I can do arithmetic with the calc tool (try: what is 12*8) and recall the last result."
-
-
 @dataclass(frozen=True)
 class Style:
-    """How a scripted model words its answers. Two styles, the same facts: a test (or a
-    student) can tell which model answered and still check that the answer is right."""
+    """Every sentence a scripted model says. Two models may word the same facts differently:
+    which one answered shows, and whether the answer is right can still be checked."""
 
     help: str
     greeting: str  # {help}
@@ -111,7 +106,7 @@ class Style:
 
 
 PLAIN = Style(
-    help=HELP,
+    help="I can do arithmetic with the calc tool (try: what is 12*8) and recall the last result.",
     greeting="Hello! {help}",
     unknown="I have no answer to that. {help}",
     calculating="Let me calculate that.",
@@ -137,19 +132,13 @@ TERSE = Style(
 class ScriptedModel:
     """A deterministic stand-in for a model: the same history always gets the same answer.
 
-    - arithmetic in the user's message: a `calc` tool call (stopReason "toolUse"), if the
-      whole expression is plain arithmetic; else a reply saying it cannot read it;
-    - right after a tool result: an answer built from it (stopReason "stop");
-    - "what was the result": an answer from the newest calc result *in the history it is
-      given*, so a conversation that has none cannot answer;
-    - anything else: a plain reply.
-
-    Like a real API, it first checks the history it is given, and refuses one in which tool
-    calls and results do not pair up (`HistoryRefused`).
+    Arithmetic in the user's message gets a `calc` tool call; a tool result, an answer built
+    from it; "what was the result", the newest calc result *in the history it is given* (a
+    conversation that has none cannot answer); anything else, a plain reply. Like a real API,
+    it first checks the history, and refuses one whose tool calls and results do not pair up.
     """
 
-    # Defaults for a subclass that skips __init__ (a test's model that fails on purpose):
-    # it is still scripted-v1, in the plain style.
+    # For a subclass that skips __init__ (a test's model failing on purpose): still scripted-v1.
     name: str = "scripted-v1"
     style: Style = PLAIN
 
@@ -203,12 +192,6 @@ class ScriptedModel:
         return assistant_message(style.unknown.format(help=style.help))
 
 
-def _find_expression(text: str) -> str | None:
-    """The first stretch of arithmetic in `text` with an operator in it ("12*8", not "12")."""
-    stretch = _find_stretch(text)
-    return None if stretch is None else stretch.group().strip()
-
-
 def _find_stretch(text: str) -> re.Match[str] | None:
     """Where the first stretch of arithmetic with an operator in it is (spaces included).
 
@@ -251,8 +234,8 @@ def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
 
 
 def _new_call_id(messages: Sequence[Message]) -> str:
-    """call_<N>, one more than the calls so far, and never an id the history already holds:
-    a restored file may contain any ids at all, and an answer is paired with its call by id."""
+    """call_<N>, one past the calls so far, and never an id the history holds already (a
+    restored file may hold any ids): an answer is paired with its call by id."""
     used = {call["id"] for message in messages for call in tool_calls(message)}
     number = sum(len(tool_calls(message)) for message in messages) + 1
     while f"call_{number}" in used:  # ids are compared as text, never parsed as numbers
@@ -279,14 +262,13 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
     return style.no_recall
 
 
-# A word and the spaces after it; the first also takes any spaces before it, and text that is
-# only spaces is one piece: joined back, the pieces are the text exactly.
+# A word and the spaces around it: joined back, the pieces are the text exactly.
 _WORD = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
-    """Stream text a few words at a time, as a real model would. The stream and the message
-    it ends with must agree: what a person saw is what the file keeps."""
+    """Stream text a few words at a time, as a real model would; what a person saw is what
+    the file keeps."""
     words = _WORD.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))

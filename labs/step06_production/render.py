@@ -1,8 +1,7 @@
-"""Print the loop's events for a person at a terminal.
-
-Text is written as it streams in and flushed at once, so a pipe (or a notebook reading one)
-sees each line the moment it is complete. Everything written goes through `printable`: the
-text comes from a model, a tool or a file, and a terminal must only ever display it.
+"""Print the loop's events for a person at a terminal, each piece flushed as it streams in: a
+pipe (or a notebook reading one) sees each line the moment it is complete.
+Everything written goes through `printable`: the text comes from a model, a tool or a file,
+and a terminal must only ever display it.
 """
 
 from __future__ import annotations

@@ -1,18 +1,14 @@
 """A session: a header, then a tree of entries, each appended as a child of the leaf.
 
 This is the idea; the bytes are session_file.py's, the only module that touches the disk.
-`Session.append_entry` is the one way to write an entry, and `persist_new_messages` is the
-bridge from the loop's in-memory list to the file: it writes what is new since a cursor, so the
-loop never has to know about disk.
+`Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
+the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
+appended to, and created by the first write: a run that says nothing leaves nothing.
 
-The file is a ledger: lines are only ever appended, never rewritten. It is created by the first
-write, so a run that says nothing leaves nothing.
-
-Reading is tolerant: a crash can tear the last line, an editor can add a blank line, a newer
-program can add entry kinds. Every line is indexed by its id (entry_index.py); a line that is
-not an entry (entries.py says what is) is skipped and counted; unknown kinds are kept, and
-their parentId still links the tree. `Session.open` rebuilds the conversation by walking from
-the leaf; the folder of sessions is session_folder.py's.
+Reading is tolerant: a crash can tear the last line, an editor can add a blank one, a newer
+program can add entry kinds. A line that is not an entry is skipped and counted; an unknown
+kind is kept, its parentId still linking the tree (entry_index.py). `Session.open` rebuilds the
+conversation by walking from the leaf; the folder of sessions is session_folder.py's.
 """
 
 from __future__ import annotations
@@ -58,7 +54,7 @@ class SessionReading:
 
     @property
     def entries(self) -> list[Entry]:
-        """The usable entries in file order (which is not the conversation's order)."""
+        """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
 
     @property
@@ -80,14 +76,11 @@ class Resumed:
 class Session:
     """A session file that entries are appended to, and the entries it holds."""
 
-    def __init__(
-        self, file: SessionFile, header: SessionHeader, entries: EntryIndex | None = None
-    ) -> None:
+    def __init__(self, file: SessionFile, header: SessionHeader) -> None:
         self.file = file
         self.header = header
-        self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
-        # The leaf: the entry the next one hangs under. On open, the last usable entry.
-        self.leaf_id: str | None = self.entries.last_usable()
+        self.entries = EntryIndex()  # by id, each parsed the first time it is used
+        self.leaf_id: str | None = None  # the entry the next one hangs under
         self.written = 0  # entries this run appended, of every kind
 
     @classmethod
@@ -101,20 +94,17 @@ class Session:
         lock: bool = False,
         fsync: bool = False,
     ) -> Session:
-        """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
-        appears with the first entry, so a run that saves nothing leaves no empty session
-        behind."""
+        """A new session in `directory/<session_id>.jsonl`, written by its first entry: a run that
+        saves nothing leaves no empty session behind."""
         header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
         return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
 
     @classmethod
     def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
-        """Open an existing session to append to it, and rebuild its conversation.
-
-        Nothing is re-run: tool results are messages in the file, so the history comes back
-        exactly as it was. The leaf is the last usable entry; the conversation is the path
-        from it, whatever the lines around it say.
+        """Open an existing session to append to it, and rebuild its conversation: the path
+        from the leaf (the last usable entry), whatever the lines around it say. Nothing is
+        re-run: tool results are messages in the file, so the history comes back as it was.
 
         Stop here: with `lock`, the file is locked before it is read, until `close`
         (SessionInUse if another run holds it). The lock is what keeps the leaf and the next
@@ -122,16 +112,16 @@ class Session:
         """
         file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
         try:
-            entries = EntryIndex()
             with file.reading() as lines:
+                session = cls(file, lines.header)
                 for batch in lines.batches:
-                    entries.add_lines(batch)
-                session = cls(file, lines.header, entries)
+                    session.entries.add_lines(batch)
+                session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
         except BaseException:
             file.close()
             raise
-        return Resumed(session, context, entries.damaged)
+        return Resumed(session, context, session.entries.damaged)
 
     @property
     def path(self) -> Path:
@@ -151,11 +141,9 @@ class Session:
         self.file.close()
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
-        """Append an entry of `kind` as a child of the leaf, then advance the leaf.
-
-        The one way to write: it picks the next unique id, hangs the entry under the leaf,
-        writes it as one complete line in one write, and only then moves the leaf.
-        """
+        """Append an entry of `kind` as a child of the leaf, then advance the leaf: the one way
+        to write. It picks the next unique id, hangs the entry under the leaf, writes it as one
+        whole line in one write, and only then moves the leaf."""
         # Stop here: another program may have appended (a script, a tool; a lock keeps out
         # only the runs that take it). Its lines are indexed first, so that their ids are taken.
         for batch in self.file.lines_added():
@@ -201,11 +189,8 @@ class Session:
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
-    """Append `messages[persisted:]` to the session and return the new cursor.
-
-    The cursor is "how many messages of the list are already in the file". Call this after
-    each turn with the cursor it returned last time; calling it twice writes nothing twice.
-    """
+    """Append `messages[persisted:]` to the session and return the new cursor: how many
+    messages of the list are in the file. Give it back next time; twice writes nothing twice."""
     if not 0 <= persisted <= len(messages):
         raise ValueError(f"cursor {persisted} is outside the {len(messages)} messages")
     for message in messages[persisted:]:
@@ -214,11 +199,8 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
 
 
 def read_session(path: Path | str) -> SessionReading:
-    """Read a whole session file, checking every line, skipping and counting the unusable.
-
-    Refuses (UnusableSessionFile) only a file that cannot be a session: empty, no header line,
-    an unsupported version, not a regular file. Never writes.
-    """
+    """Read a whole session file, skipping and counting what is not an entry. Refuses only a
+    file that cannot be a session (UnusableSessionFile). Never writes."""
     entries = EntryIndex()
     with read_lines(Path(path)) as lines:
         for batch in lines.batches:

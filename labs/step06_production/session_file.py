@@ -1,20 +1,19 @@
-"""The session file as bytes: the only module that touches the disk. A layer, in every step.
+"""The session file as bytes: the only module that touches the disk.
 
-What a line *means* is the step's business (entries.py, session.py). This module knows what the
-file is made of, a header line and then lines that each end in `\\n`, and keeps every promise
-about its bytes:
+What a line *means* is entries.py's and session.py's business; this module knows the file as
+a header line and then lines that each end in `\\n`, and keeps every promise about its bytes:
 
-- the first append creates the file, header first, and never overwrites one (O_EXCL);
-- a line is appended whole, in one write, after a `\\n` of its own if the file ends in a
-  fragment (a crash, a full disk, another run killed mid-line);
-- a file replaced or cut short during the run is refused, never written to in its place;
-- every line is read in bounded memory, however long the lines of the file are;
-- a writer can hold an advisory lock on its file, and can ask the disk to keep each line;
-- a folder of sessions is listed newest first, whatever else is in it.
+- The first append creates the file, header first, and never overwrites one (O_EXCL).
+- The file is private: only its owner may read it (0600), and a folder made for it (0700).
+- A line is appended whole, in one write, at the end of the file (O_APPEND).
+- A line goes after a `\\n` of its own if the file ends in a fragment (a crash, a full disk).
+- A file replaced or cut short during the run is refused, never written to in its place.
+- Every line is read in bounded memory, however long the lines of the file are.
+- A writer can hold an advisory lock on its file, and can ask the disk to keep each line.
 
-A step switches on what its idea needs, in a line: `lock=True` from step 03 (two runs can then
-continue one session), `fsync=True` with `--fsync`. Notebook 06 runs the faults each defence
-answers.
+The production step switches on what a real agent needs, in a line: `lock=True` (two runs
+can then continue one session), `fsync=True` with `--fsync`. The crash lab runs the faults
+each defence answers.
 """
 
 from __future__ import annotations
@@ -42,6 +41,10 @@ MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first 
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 _READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
 _HEAD_BYTES = 4096  # what is kept of a line too long to read: where the writer puts the id
+# Stop here: a session holds everything said, tool output and pasted secrets included. Only its
+# owner may read it, whatever the umask, and only its owner may list the folder made for it.
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
 
 
 class SessionHeader(TypedDict):
@@ -59,8 +62,7 @@ class SessionError(Exception):
 
 
 class UnusableSessionFile(SessionError):
-    """A file that cannot be a session: empty, no header, a version this program cannot read,
-    not a regular file. It names the file and the reason."""
+    """A file that cannot be a session (empty, no header, another version), named, with why."""
 
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"{path}: {reason}")
@@ -94,9 +96,6 @@ def encode(path: Path, record: Mapping[str, Any]) -> bytes:
         return orjson.dumps(record) + b"\n"
     except orjson.JSONEncodeError as error:  # e.g. text that is not valid Unicode
         raise SessionError(f"cannot write {path}: {error}") from None
-
-
-# --- Writing ---------------------------------------------------------------------------------
 
 
 class SessionFile:
@@ -177,7 +176,7 @@ class SessionFile:
             flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
             _make_folder(self.path.parent)
         try:
-            fd = os.open(self.path, flags, 0o644)
+            fd = os.open(self.path, flags, PRIVATE_FILE)
         except FileExistsError:
             raise SessionError(f"session file already exists: {self.path}") from None
         except FileNotFoundError:
@@ -190,6 +189,8 @@ class SessionFile:
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         written = False
         try:
+            if creating:
+                os.fchmod(fd, PRIVATE_FILE)  # the umask may have taken more away than asked
             if creating and self._lock_on_create:  # locked before its first byte is written
                 self._lock_fd = _lock(self.path, fd)
             if not creating:
@@ -281,7 +282,7 @@ class SessionFile:
             self._size = file.tell()
 
 
-# --- Reading, one bounded line at a time ----------------------------------------------------
+# --- Reading ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -537,10 +538,8 @@ def _no_constant(name: str) -> Any:
 
 
 def parse_json(line: bytes) -> Any:
-    """The JSON value on one line, or None if the line is not JSON (torn, garbage...).
-
-    orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
-    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
+    """The JSON value on one line, or None if it is not JSON (torn, garbage, not UTF-8). A
+    trailing \\r (a CRLF file) is JSON whitespace: such a line still reads."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as error:
@@ -559,9 +558,6 @@ def _as_written(line: bytes, field: str, value: object) -> str:
     return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
-# --- The disk, underneath -------------------------------------------------------------------
-
-
 def _write_all(fd: int, data: bytes) -> None:
     """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
     view = memoryview(data)
@@ -570,8 +566,13 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _make_folder(folder: Path) -> None:
+    """Create the session folder, private, if it is missing; one that is there stays as it is."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(PRIVATE_FOLDER)
+        folder.chmod(PRIVATE_FOLDER)  # the umask may have taken more away than asked
+    except FileExistsError:
+        pass  # there already, or made by another program a moment ago: not this run's to change
     except OSError as error:
         raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None
 

@@ -1,9 +1,8 @@
 """The folder of sessions: which files are there, and which one `--continue` resumes.
 
-A layer, the same in every step from 03 (where `--continue` arrives); session_file.py lists the
-files. A file is resumable if it reads as a session and holds at least one message; every newer
-file passed over is returned with its reason, so that the program can name it instead of
-silently resuming something older.
+session_file.py lists the files. A file is resumable if it reads as a session and holds at
+least one message; every newer file passed over is returned with its reason, so that the
+program can name it instead of silently resuming something older.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from entries import parse_entry
+from entries import NotAnEntry, parse_entry
 from session_file import UnusableSessionFile, list_session_files, read_lines
 
 
@@ -40,7 +39,11 @@ def holds_a_message(path: Path | str) -> bool:
     """True once a message entry is found: usually on the second line, so this is cheap."""
     with read_lines(Path(path)) as lines:
         for line in lines.lines():
-            entry = parse_entry(line) if isinstance(line, bytes) else None
-            if entry is not None and entry["type"] == "message":
-                return True
+            if not isinstance(line, bytes):  # a line too long to read: no message to find
+                continue
+            try:
+                if parse_entry(line)["type"] == "message":
+                    return True
+            except NotAnEntry:
+                continue
     return False

@@ -1,4 +1,4 @@
-"""Ctrl-C, SIGTERM and SIGHUP: how a run stops. A layer, the same in every step.
+"""Ctrl-C, SIGTERM and SIGHUP: how a run of the production step stops.
 
 At a terminal each of the three ends the run in one line that says what was saved, with exit
 status 128 + the signal's number (130, 143, 129). A save in progress finishes first.

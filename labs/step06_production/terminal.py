@@ -1,8 +1,9 @@
-"""The terminal: what the user types, what the program prints. A layer, the same in every step.
+"""The terminal: what the user types, what the program prints.
 
-None of it is about sessions. It is here so that whatever the terminal does (a closed pipe, an
-encoding that cannot show a character, a line of 2 GB, input that is not UTF-8, a terminal
-that went away) costs at most one line of output and never a saved message.
+None of it is about sessions: what is typed reaches the program a line at a time, whatever bytes
+it holds (not UTF-8, a character the terminal cannot show), and costs at most one line of output.
+Whatever the terminal does (a closed pipe, a line of 2 GB, a terminal that went away) costs at
+most one line of output and never a saved message.
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ class OutputError(Exception):
 
 
 class InputError(Exception):
-    """Standard input cannot be read (a terminal that went away, a descriptor not open for
-    reading). The run ends there, saying what was saved."""
+    """Standard input cannot be read (a terminal gone, a descriptor not open for reading)."""
 
 
 class Terminal(io.TextIOBase):
@@ -101,11 +101,8 @@ def tolerant_streams() -> None:
 
 
 def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
-    """The next line typed, or None at the end of input.
-
-    Each line is decoded on its own: a bad byte costs its own line, never the good lines
-    before it (a text stream decodes in chunks, so one bad byte can fail lines it read ahead).
-    """
+    """The next line typed, or None at the end of input. Each line is decoded on its own: a
+    bad byte costs its own line, never lines a text stream would have decoded with it."""
     while True:
         terminal.write("you> ")
         terminal.flush()

@@ -2,16 +2,8 @@
 """The commands a user can type. A line that starts with "/" is a command, never a message.
 
 Every command lives in the one table below, and acts on a `Chat`: the session, the messages in
-# >> 02 until 05
-memory and the cursor between them, kept together so that a command which replaces the
-messages (a later step's `/branch`) replaces the cursor with them. Commands return the lines
-to print; main.py prints them.
-# <<
-# >> 05
-memory and the cursor between them, kept together so that `/branch`, which replaces the
-messages, replaces the cursor and the model with them. Commands return the lines to print;
-main.py prints them.
-# <<
+memory and the cursor between them, kept together so that a command that replaces the messages
+replaces the cursor with them. A command returns the lines to print; main.py prints them.
 """
 
 from __future__ import annotations
@@ -19,29 +11,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# >> 03 until 05
+# >> 04 until 05
 from entries import Context
 # <<
+# >> 05 until prod
+from entries import Context, build_context, path_to_leaf
+# <<
+# >> prod
+from entries import DAMAGED, Context, build_context, path_to_leaf
+# <<
 # >> 02 until 05
-from messages import Message, printable
+from messages import Message
 # <<
-# >> 05
-from entries import DAMAGED, Context, build_context
+# >> 05 until prod
+from messages import Message, tool_calls, unanswered_calls
+# <<
+# >> prod
 from messages import Message, printable, tool_calls, tool_result, unanswered_calls
-# <<
-# >> 02 until 03
-from session import Session, persist_new_messages
 # <<
 # >> 04
 from model import DEFAULT_MODEL, MODELS
 # <<
+# >> 02 until 03
+from session import Session, persist_new_messages
+# <<
 # >> 03
 from session import Resumed, Session, persist_new_messages
 # <<
-# >> 04
+# >> prod
 from stop_signals import stop_signals_deferred
-# <<
-# >> 05
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.
@@ -74,54 +72,57 @@ class Chat:
 
     @classmethod
     def resume(cls, opened: Resumed) -> ResumedChat:
-    # <<
         # >> 03 until 04
         """The chat that goes on with a session `Session.open` read: the conversation at the
         leaf.
         # <<
-        # >> 04
+        # >> 04 until prod
         """The chat that goes on with a session `Session.open` read: the conversation and the
-        # <<
-        # >> 04 until 05
         model at the leaf.
         # <<
-        # >> 05
+        # >> prod
+        """The chat that goes on with a session `Session.open` read: the conversation and the
         model at the leaf, and any tool call the last run never finished answered.
         # <<
-        # >> 03
 
-        Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        # <<
         # >> 03 until 05
-        all of them; at 0, the first save would write the history again.
+        Stop here: the restored messages are already in the file, so the cursor is set to all
+        of them; at 0, the first save would write the history again.
+        """
+        messages = list(opened.context.messages)  # a copy: the loop appends; a Context is frozen
+        chat = cls(opened.session, messages, cursor=len(messages))
         # <<
-        # >> 05
+        # >> 04 until 05
+        model = choose_model(opened.context)
+        chat.model, chat.recorded_model = model.used, model.recorded
+        # <<
+        # >> 05 until prod
+        Stop here: the restored messages are already in the file. `follow` sets the cursor to
+        all of them; at 0, the first save would write the history again.
+        """
+        # <<
+        # >> prod
+        Stop here: the restored messages are already in the file. `follow` sets the cursor to
         all of them; at 0, the first save would write the history again. The repair writes:
         a caller that holds stop signals off during a save holds them off around this too.
-        # <<
-        # >> 03
         """
+        # <<
+        # >> 05
         chat = cls(opened.session, [], cursor=0)
-        # <<
-        # >> 03 until 04
-        chat.follow(opened.context)
-        # <<
-        # >> 04
         model = chat.follow(opened.context)
         # <<
-        # >> 03
         restored = len(chat.messages)
-        # <<
         # >> 03 until 04
         return ResumedChat(chat=chat, restored=restored)
         # <<
-        # >> 04 until 05
+        # >> 04 until prod
         return ResumedChat(chat=chat, restored=restored, model=model)
         # <<
-        # >> 05
+        # >> prod
         repaired = chat.repair_interrupted_calls()
         return ResumedChat(chat=chat, restored=restored, model=model, repaired=repaired)
         # <<
+    # <<
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
@@ -131,37 +132,19 @@ class Chat:
         self.written_this_run += self.cursor - before
         # <<
         return self.cursor - before
-# >> 03
+    # >> 05
 
-# <<
-    # >> 03 until 04
-    def follow(self, context: Context) -> None:
-        """Take the conversation rebuilt from a leaf. Every message on that path is already in
-        the file, so the cursor is the whole list."""
-    # <<
-    # >> 04
     def follow(self, context: Context) -> ModelChoice:
-    # <<
-        # >> 04 until 05
-        """Take the conversation and the model rebuilt from a leaf. Every message on
-        # <<
-        # >> 05
         """Take the conversation and the model rebuilt from a (new) leaf. Every message on
-        # <<
-        # >> 04
         that path is already in the file, so the cursor is the whole list. Returns the model
         choice, for the caller to say so when it fell back."""
-        # <<
-        # >> 03
         self.messages = list(context.messages)  # a copy: the loop appends; a Context is frozen
         self.cursor = len(self.messages)
-        # <<
-        # >> 04
         choice = choose_model(context)
         self.model, self.recorded_model = choice.used, choice.recorded
         return choice
-        # <<
-    # >> 05
+    # <<
+    # >> prod
 
     def repair_interrupted_calls(self) -> int:
         """Answer each tool call the conversation ends on without a result (the program
@@ -200,7 +183,12 @@ class ModelChoice:
     def fallback_message(self) -> str:
         """What to tell the user when the choice `fell_back` (a warning on resume, a note after
         a move)."""
+        # >> 04 until prod
+        return f"the session's model {self.recorded} is not here; using {self.used}"
+        # <<
+        # >> prod
         return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+        # <<
 # <<
 # >> 03
 
@@ -210,19 +198,19 @@ class ResumedChat:
     """What `Chat.resume` gives back: the chat, and what the caller must tell the user."""
 
     chat: Chat
-# <<
-    # >> 03 until 05
+    # >> 03 until prod
     restored: int  # messages rebuilt from the file
     # <<
-    # >> 05
+    # >> prod
     restored: int  # messages rebuilt from the file (the repair's results not counted)
     # <<
     # >> 04
     model: ModelChoice  # worth a warning if it fell back
     # <<
-    # >> 05
+    # >> prod
     repaired: int  # interrupted tool calls just answered; worth a warning if any
     # <<
+# <<
 # >> 04
 
 
@@ -252,9 +240,9 @@ def exit_command(chat: Chat, argument: str) -> CommandResult:
 
 def help_command(chat: Chat, argument: str) -> CommandResult:
     return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
 # >> 04
+
+
 def model_command(chat: Chat, argument: str) -> CommandResult:
     """`/model` lists the models; `/model NAME` switches and records the switch in the file.
 
@@ -269,21 +257,32 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
         )
     if argument not in MODELS:
         known = ", ".join(MODELS)
+        # >> 04 until prod
+        return CommandResult([f"unknown model {argument} (the models: {known})"])
+        # <<
+        # >> prod
         return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
     if (problem := MODELS.problem(argument)) is not None:  # a real model without its key
         return CommandResult([problem])
+        # <<
     # After a fallback the file still says the other model: choosing the default is a real
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
+    # >> 04 until prod
+    chat.session.append_model_change(argument)
+    chat.model = chat.recorded_model = argument
+    # <<
+    # >> prod
     with stop_signals_deferred():  # a write, like a save: never cut halfway
         chat.session.append_model_change(argument)
         chat.model = chat.recorded_model = argument
+    # <<
     return CommandResult([f"switched to {argument}"])
-
-
 # <<
 # >> 05
+
+
 def tree_command(chat: Chat, argument: str) -> CommandResult:
     """Every entry of the session as a tree: ● on the active path, ○ off it."""
     # networkx draws it: imported here, by the one command that needs it, not by every start
@@ -305,45 +304,58 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     branch's history under the new leaf.
     """
     session = chat.session
+    # >> 05 until prod
+    shown = argument
+    # <<
+    # >> prod
+    shown = printable(argument)
+    # <<
     if not argument:
         return CommandResult(["usage: /branch ID (/tree shows the ids)"])
     if argument not in session.entries:
-        return CommandResult(
-            [f"no entry {printable(argument)} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {shown} in this session (/tree shows the ids)"])
+    # >> prod
     if session.entries[argument]["type"] == DAMAGED:  # in the tree, so that walks go through
-        return CommandResult([f"{printable(argument)} is a damaged line: what it held is lost"])
+        return CommandResult([f"{shown} is a damaged line: what it held is lost"])
+    # <<
     leaf = None if session.leaf_id is None else session.entries.get(session.leaf_id)
     if argument == session.leaf_id or (
         leaf is not None and leaf["type"] == "branch" and leaf["parentId"] == argument
     ):  # a branch entry adds nothing: a leaf that is one hangs where the path goes on
         return CommandResult([f"already at {argument}"])
-    # A branch entry adds nothing to the conversation, so the context at the target is the
-    # context at the new leaf: build it once, check it, then move.
-    context = build_context(session.entries, argument)
     # The next message would follow a tool call that has no result: a history a real model
-    # API rejects. Go back to before the call, or on to its result. (Not repaired here, as a
-    # resume does: that call was not interrupted, its result is on another branch.)
-    if unanswered_calls(context.messages):
+    # API rejects. Go back to before the call, or on to its result. (Not answered here, as a
+    # resume answers a call it finds cut short: that call's result is on another branch.)
+    path = path_to_leaf(session.entries, argument).entries
+    if unanswered_calls([entry["message"] for entry in path if entry["type"] == "message"]):
         target = session.entries[argument]
         if target["type"] == "message" and tool_calls(target["message"]):
             reason = f"{argument} is a tool call; branch to the entry before it or to its result"
         else:
             reason = f"{argument} follows a tool call that has no result; branch before the call"
         return CommandResult([reason])
+    # A branch entry adds nothing to the conversation, so the context at the target is the
+    # context at the new leaf: build it once, then move.
+    context = build_context(session.entries, argument)
     assert chat.cursor == len(chat.messages), "commands run between turns, after the save"
+    # >> 05 until prod
+    session.append_branch(argument)
+    choice = chat.follow(context)
+    # <<
+    # >> prod
     with stop_signals_deferred():  # the move is written and followed, or neither
         session.append_branch(argument)
         choice = chat.follow(context)
+    # <<
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:
         lines.append(f"note: {context.chain_break}; the conversation starts there")
     if choice.fell_back:
         lines.append(f"note: {choice.fallback_message()}")
     return CommandResult(lines)
-
-
 # <<
+
+
 COMMANDS: dict[str, Command] = {
     "/help": Command("/help", "list the commands", help_command),
     # >> 04
@@ -369,5 +381,10 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     argument = rest[0].strip() if rest else ""
     command = COMMANDS.get(name)
     if command is None:
+        # >> 02 until prod
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
+        # <<
+        # >> prod
         return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        # <<
     return command.run(chat, argument)

@@ -1,10 +1,5 @@
 # >>file 02
-# >> 02 until 03
-"""What a session's entries are. Pure: no disk here.
-# <<
-# >> 03
-"""What a session's entries are, and the conversation they spell. Pure: no disk here.
-# <<
+"""What a session's entries are, and what a line must hold to be one. Pure: no disk here.
 
 Every entry has a `type`, an `id` unique within its file, and a `parentId`: the entry it hangs
 # >> 02 until 03
@@ -19,47 +14,47 @@ looks right until the day it is not.
 # <<
 
 Each kind of entry is handled here, in one place: its TypedDict, what its line must hold to be
-# >> 02 until 03
-used (`parse_entry`) and one `case` in `summarize` (how it is shown).
-# <<
+used (`parse_entry`) and how it is shown (one `case` in `summarize`).
 # >> 03
-used (`parse_entry`), one `case` in `build_context` (what it adds to the conversation) and one
-in `summarize` (how it is shown).
+What it adds to the conversation is one `case` in `build_context`.
 # <<
 """
 
 from __future__ import annotations
 
-import re
 # >> 03
+import re
 from collections.abc import Mapping
 # <<
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 # >> 02 until 03
-from messages import Message, preview, printable
+from messages import Message, preview
 # <<
 # >> 03 until 04
-from messages import Message, answered_in_memory, preview, printable
+from messages import Message, answered_in_memory, preview
 # <<
-# >> 04
+# >> 04 until prod
+from messages import Message, answered_in_memory, preview, shortened
+# <<
+# >> prod
 from messages import Message, answered_in_memory, preview, printable, shortened
 # <<
 from session_file import parse_json
 
 
 class MessageEntry(TypedDict):
-    """An entry that wraps a message. `id`/`parentId` are for the file; the model never sees
+    """An entry that wraps a message. `id` and `parentId` are the file's: the model never sees
     them."""
 
     type: Literal["message"]
     id: str
     parentId: str | None  # the entry this one hangs under, None for the first
     message: Message
-
-
 # >> 04
+
+
 class ModelChangeEntry(TypedDict):
     """From this entry down the path, `model` answers. Recorded as an entry, not kept in the
     header, because a session can switch models as often as it likes: the file records what
@@ -69,10 +64,10 @@ class ModelChangeEntry(TypedDict):
     id: str
     parentId: str | None
     model: str  # the name of the model switched to
-
-
 # <<
 # >> 05
+
+
 class BranchEntry(TypedDict):
     """The leaf moved: this entry hangs under the entry moved to (`parentId`), and becomes the
     leaf itself. Written down, not kept in memory, so that the last entry of the file is always
@@ -83,79 +78,83 @@ class BranchEntry(TypedDict):
     id: str
     parentId: str  # the entry moved to; the conversation continues from there
     fromId: str | None  # the leaf moved away from (for people: the conversation ignores it)
+# <<
 
 
-# <<
-# The kinds this step writes. A reader also meets kinds it does not know (a later step's, a
-# >> 02 until 03
-# hand edit): it keeps them, and shows them as unknown.
-# <<
-# >> 03
-# hand edit): it keeps them, follows their parentId, and adds nothing of theirs.
-# <<
-# >> 02 until 04
-SessionEntry = MessageEntry
-# <<
-# >> 04 until 05
-SessionEntry = MessageEntry | ModelChangeEntry
-# <<
-# >> 05
-SessionEntry = MessageEntry | ModelChangeEntry | BranchEntry
-# <<
-Entry = dict[str, Any]  # what a reader hands on: a dict with a string type and id, maybe more
+# What a reader hands on: a dict with a string type and id, maybe more; a kind it does not know
+# (a later step's, a hand edit) is kept, and shown as unknown.
+Entry = dict[str, Any]
+# >> prod
 # What the reader makes of a damaged line whose id and parentId it can still read: an entry of
 # this kind, holding nothing else, that no program writes. The walk goes through it, so the
 # conversation loses only what that line held (entry_index.py).
 DAMAGED = "damaged"
+# <<
 
 
 # --- Entry ids: the one place that knows their shape ---------------------------------------
+# >> 03
 
 MAX_ID_DIGITS = 18  # e1 .. e999999999999999999: more than any session will ever hold
 _NUMBERED_ID = re.compile(rf"e([1-9][0-9]{{0,{MAX_ID_DIGITS - 1}}})")
+# <<
 
 
 def entry_id(number: int) -> str:
     """The id of the `number`-th entry a program wrote: e1, e2, ..."""
     return f"e{number}"
+# >> 03
 
 
 def id_number(entry_id: str) -> int:
-    """e7 -> 7. An id of any other shape counts as 0: ids in a file are data, not numbers to
-    trust, so `e` followed by 4,000 digits is never handed to int()."""
+    """e7 -> 7. Any other shape counts as 0: ids are data, and 4,000 digits never reach int()."""
     match = _NUMBERED_ID.fullmatch(entry_id)
     return int(match.group(1)) if match else 0
+# <<
 
 
 # --- What a line must hold to be an entry ----------------------------------------------------
-# The checks run once per entry, the first time it is used (see entry_index.py): whatever
-# passes here reaches the model and the renderer, so each field they use is checked.
+# Whatever passes here reaches the model and the renderer, so each field they use is checked.
 
 
-def parse_entry(line: bytes) -> Entry | None:
-    """The entry on one line, or None if the line is not one (blank, torn, garbage...)."""
+class NotAnEntry(ValueError):
+    """A line that cannot be used as an entry; the message says why, in a few words."""
+
+
+def parse_entry(line: bytes) -> Entry:
+    """The entry on one line; NotAnEntry if the line is not one (blank, torn, garbage...)."""
+    if not line.strip():
+        raise NotAnEntry("a blank line")
     record = parse_json(line)
     if not isinstance(record, dict):
-        return None
+        raise NotAnEntry("not a JSON object")
     kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
-    if not isinstance(kind, str) or kind in ("header", DAMAGED) or not isinstance(entry_id_, str):
-        return None  # (a "damaged" entry is the reader's own: in a file, it is damage)
-    if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
-        return None  # a key lost to one flipped byte is damage, never a new root
-    if kind == "message" and not _is_message(record.get("message")):
-    # >> 04
-        return None
-    if kind == "model_change" and not isinstance(record.get("model"), str):
+    if not isinstance(kind, str):
+        raise NotAnEntry("no type")
+    if kind == "header":
+        raise NotAnEntry("a second header")
+    # >> prod
+    if kind == DAMAGED:
+        raise NotAnEntry("a kind only the reader makes")  # in a file, it is damage
     # <<
-        return None
-    # >> 02 until 03
-    return record  # a kind we do not know passes through
+    if not isinstance(entry_id_, str):
+        raise NotAnEntry("no id")
+    if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
+        raise NotAnEntry("no parentId")  # a key lost to one flipped byte is never a new root
+    if kind == "message" and not _is_message(record.get("message")):
+        raise NotAnEntry("no message a model could be given")
+    # >> 04
+    if kind == "model_change" and not isinstance(record.get("model"), str):
+        raise NotAnEntry("a model change without a model's name")
     # <<
     # >> 05
     if kind == "branch" and (
         parent is None or "fromId" not in record or not _is_optional_str(record["fromId"])
     ):
-        return None
+        raise NotAnEntry("a branch without the entry it moved to, or from")
+    # <<
+    # >> 02 until 03
+    return record  # a kind we do not know passes through
     # <<
     # >> 03
     return record  # a kind we do not know passes through; build_context follows its parentId
@@ -202,9 +201,9 @@ def _is_message(value: object) -> bool:
 def _is_optional_str(value: object) -> bool:
     return value is None or isinstance(value, str)
 # <<
-
-
 # >> 03
+
+
 # --- The conversation: a walk from the leaf --------------------------------------------------
 
 
@@ -227,11 +226,9 @@ class Context:
     """What the model is given: rebuilt from the entries on the path from the leaf."""
 
     messages: list[Message]
-# <<
     # >> 04
     model: str | None = None  # the last model_change on the path; None: the program's default
     # <<
-# >> 03
     chain_break: ChainBreak | None = None  # set when the path stops short of a first entry
 
 
@@ -271,16 +268,13 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
     """Replay: a pure function of (entries, leaf). Each kind adds what it means, in one match."""
     path = path_to_leaf(entries, leaf_id)
     messages: list[Message] = []
-# <<
     # >> 04
     model = None
     # <<
-    # >> 03
     for entry in path.entries:
         match entry["type"]:
             case "message":
                 messages.append(entry["message"])
-    # <<
             # >> 04
             case "model_change":
                 model = entry["model"]  # the last one on the path wins, not the last in the file
@@ -289,25 +283,28 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
             case "branch":
                 pass  # a leaf move adds nothing: its parentId already led the walk past it
             # <<
-    # >> 03
             case _:
                 pass  # a kind this step does not know: its parentId was followed, that is all
+    # >> 03 until prod
+    # A run killed between two saves, or a path that starts past a damaged line, can hold a
+    # tool call without its result, or a result without its call: pair them up.
+    # <<
+    # >> prod
     # A damaged line on the path may have held a tool call's result, or the call: pair them up.
     # <<
     # >> 03 until 04
     return Context(answered_in_memory(messages), path.chain_break)
     # <<
-    # >> 04 until 05
+    # >> 04 until prod
     return Context(answered_in_memory(messages), model, path.chain_break)
     # <<
-    # >> 05
+    # >> prod
     # The calls the path ends on are left to Chat.resume, which writes their answer.
     return Context(answered_in_memory(messages, at_the_end=False), model, path.chain_break)
     # <<
-# >> 03
-
-
 # <<
+
+
 # --- How an entry is shown (tables, graphs) -------------------------------------------------
 
 
@@ -324,20 +321,32 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
     match entry["type"]:
         case "message":
             return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
-        # >> 04
+        # >> 04 until prod
+        case "model_change":
+            return EntrySummary("model", shortened(f"→ {entry['model']}", width), True)
+        # <<
+        # >> 05 until prod
+        case "branch":
+            came_from = entry["fromId"] or "-"
+            return EntrySummary("branch", f"back to {entry['parentId']} from {came_from}", True)
+        # <<
+        # >> prod
         case "model_change":
             return EntrySummary("model", shortened(f"→ {printable(entry['model'])}", width), True)
-        # <<
-        # >> 05
         case "branch":
             came_from = printable(entry["fromId"] or "-")
             return EntrySummary(
                 "branch", f"back to {printable(entry['parentId'])} from {came_from}", True
             )
         # <<
-        # >> 03
+        # >> prod
         case "damaged":  # DAMAGED: what the reader left of a line it could not use
             return EntrySummary("damaged", "(a damaged line: what it held is lost)", True)
         # <<
         case other:
+            # >> 02 until prod
+            return EntrySummary(other, "", False)
+            # <<
+            # >> prod
             return EntrySummary(printable(other), "", False)
+            # <<

@@ -1,21 +1,88 @@
-# >>file 02
+# >>file 03
+# >> 03 until prod
+"""The entries of a session file by id: a line that is not one (entries.py says what is) is
+counted, never silently dropped, and every id the file holds is known, so this is the one
+place that hands out a new one."""
+# <<
+# >> prod
 """The entries of a session file by id, each line parsed and checked the first time it is used.
 
 session.py reads the file and hands its lines here; entries.py says what makes a line an entry
 (`parse_entry`). This module decides when that check runs, and keeps ids unique: it knows every
 id the file holds, so it is the one that hands out a new one.
 """
+# <<
 
 from __future__ import annotations
 
+# >> prod
 import operator
+# <<
 import re
+# >> prod
 from collections.abc import Iterator, MutableMapping
+# <<
 
-from entries import DAMAGED, Entry, entry_id, id_number, parse_entry
+# >> 03 until prod
+from entries import Entry, NotAnEntry, entry_id, id_number, parse_entry
+# <<
+# >> prod
+from entries import DAMAGED, Entry, NotAnEntry, entry_id, id_number, parse_entry
+# <<
+# >> prod
 from session_file import Line, TooLong
+# <<
 
 
+# >> 03 until prod
+class EntryIndex(dict[str, Entry]):
+    """Every usable entry of a session by id, in file order, and what could not be used."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.damaged = 0  # lines found unusable
+        # Ids read from lines that turned out damaged. A torn last line may be another
+        # program's entry it has not finished writing: its id is taken, usable here or not.
+        self._damaged_ids: set[str] = set()
+        self._next_number: int | None = None  # worked out when a new id is first asked for
+
+    def add_line(self, line: bytes) -> None:
+        """Index one line of the file, in file order."""
+        self._next_number = None  # a line read may hold a larger id
+        try:
+            entry = parse_entry(line)
+        except NotAnEntry:
+            self.damaged += 1
+            if (found := _ID_AT_START.match(line)) is not None:  # its id is taken all the same
+                self._damaged_ids.add(found.group(1).decode("utf-8", "surrogateescape"))
+            return
+        if entry["id"] in self:  # ids are unique: the first usable line wins
+            self.damaged += 1
+            return
+        self[entry["id"]] = entry
+
+    def new_id(self) -> str:
+        """An id no line of the file has: one past the largest e<N> in it.
+
+        Stop here: not the count of lines or entries plus one. Skipped lines, foreign kinds and
+        other programs' lines make counts wrong, and a reader keeps the first of two lines with
+        one id: an entry written under a repeated id is lost.
+        """
+        if self._next_number is None:
+            self._next_number = 1 + max(map(id_number, [*self, *self._damaged_ids]), default=0)
+        # An id too long to count (e and 19 digits) counts as 0, and may be the very next one.
+        while (candidate := entry_id(self._next_number)) in self or candidate in self._damaged_ids:
+            self._next_number += 1
+        self._next_number += 1
+        return candidate
+
+    def last_usable(self) -> str | None:
+        """The leaf of a file just read: its last usable entry, of any kind."""
+        return next(reversed(self), None)
+
+
+# <<
+# >> prod
 class EntryIndex(MutableMapping[str, Entry]):
     """Every usable entry of a session by id, in file order, each parsed on first use.
 
@@ -76,7 +143,7 @@ class EntryIndex(MutableMapping[str, Entry]):
             return
         match = _ID_AT_START.match(line)
         if match is None:  # not the writer's shape (or not an entry): parse it now
-            entry = parse_entry(line)
+            entry = _parsed(line)
             if entry is None:
                 self.damaged += 1
                 return
@@ -86,7 +153,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         if key in self._items and (found := self.get(key)) is not None:
             # Ids are unique: the first usable line with an id wins. A stand-in is no usable
             # line: it gives way to one, and the line takes its place (and the file position).
-            parsed = parse_entry(value) if type(value) is bytes else value
+            parsed = _parsed(value) if type(value) is bytes else value
             if found["type"] != DAMAGED or parsed is None or parsed["id"] != key:
                 self.damaged += 1
                 return
@@ -125,7 +192,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         on the path, so it does its work itself rather than call a helper."""
         value = self._items.get(key)
         if type(value) is bytes:  # not parsed yet
-            entry = parse_entry(value)
+            entry = _parsed(value)
             if entry is None or entry["id"] != key:  # damaged after all: count it
                 self._damaged_ids.add(key)
                 self.damaged += 1
@@ -163,9 +230,11 @@ class EntryIndex(MutableMapping[str, Entry]):
         return sum(1 for _ in self)
 
 
-# The start of every line the lab writes: {"type":"…","id":"…". An id with an escape or a
-# quote in it does not match, and that line is parsed whole at once instead.
+# <<
+# The start of every line the lab writes: {"type":"…","id":"…". (An id with an escape or a
+# quote in it does not match.) A damaged line's id can often still be read there.
 _ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
+# >> prod
 # ...and the parentId the writer puts right after the id: what a damaged line's stand-in needs.
 _ID_AND_PARENT = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
 
@@ -178,4 +247,14 @@ def _stand_in(line: bytes) -> Entry | None:
     key, parent = (None if part is None else part.decode("utf-8", "surrogateescape")
                    for part in found.groups())  # fmt: skip
     return {"type": DAMAGED, "id": key, "parentId": parent}
+
+
 _SECOND = operator.itemgetter(1)  # a match's first group, taken in C
+
+
+def _parsed(line: bytes) -> Entry | None:
+    try:
+        return parse_entry(line)
+    except NotAnEntry:
+        return None
+# <<

@@ -1,16 +1,22 @@
 # >>file 02
 """The three message shapes a conversation is made of, exactly as the session file stores them.
 
-Messages are plain dicts (typed with TypedDict), not objects: what the model receives, what the
-loop appends and what orjson writes to disk are the same value, so nothing is lost or renamed on
-the way to the file and back.
+Messages are plain dicts (typed with TypedDict): what the model receives, what the loop appends
+and what orjson writes to disk are the same value, so nothing is lost on the way and back.
 """
 
 from __future__ import annotations
 
+# >> prod
 import re
 import unicodedata
+# <<
+# >> 03 until 05
+from collections import deque
+# <<
+# >> 05
 from collections import Counter, deque
+# <<
 from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
@@ -93,6 +99,7 @@ def tool_calls(message: Message) -> list[ToolCallBlock]:
     return [block for block in message["content"] if block["type"] == "toolCall"]
 
 
+# >> 05
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     """The tool calls at the end of the conversation that no toolResult answers.
 
@@ -118,11 +125,25 @@ def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     return []
 
 
-# The result a tool call in the middle of a path gets, in memory only, when the file holds none
-# (its line was damaged; an older program went on after a run was killed in the call).
+# <<
+# >> 03
+# The result a tool call gets, in memory only, when the file holds none: its line was damaged,
+# or the run was killed while the call ran.
 LOST_RESULT = "lost: this tool call's result is not in the session file; it was not run again"
 
 
+# <<
+# >> 03 until prod
+def answered_in_memory(messages: Sequence[Message]) -> list[Message]:
+    """The messages of a path, paired up as a chat API requires, without writing anything.
+
+    A kill between two saves leaves a tool call at the very end without its result, and a
+    path that starts after a damaged line may start with a result whose call was before it. A
+    call without its result gets an error result right after the results it has (the model
+    reads that it was lost, and may ask again); a result without its call is left out.
+    """
+# <<
+# >> prod
 def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) -> list[Message]:
     """The messages of a path, paired up as a chat API requires, without writing anything.
 
@@ -132,11 +153,16 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
     it has (the model reads that it was lost, and may ask again); a result without its call is
     left out (it answers nothing the model can see). Stop here: `at_the_end=False` leaves the
     calls the path ends on as they are, for a resume that writes their answer to the file
-    (step 05's repair): answered only in memory, they are answered again on every resume.
+    (`Chat.repair_interrupted_calls`): answered only in memory, they are answered again on
+    every resume.
     """
+# <<
+# >> prod
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the
     # whole path (60,000 messages in the benchmark), and a file is data: 30,000 calls in one
     # message must not cost 30,000 squared. One plain loop; calls waiting kept by id.
+# <<
+# >> 03
     paired: list[Message] = []
     waiting: dict[str, deque[ToolCallBlock]] = {}  # the last assistant's calls, by id, unanswered
     for message in messages:
@@ -155,7 +181,12 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
                 if block["type"] == "toolCall":
                     waiting.setdefault(block["id"], deque()).append(block)
         paired.append(message)
+    # >> 03 until prod
+    if waiting:
+    # <<
+    # >> prod
     if waiting and at_the_end:
+    # <<
         paired.extend(_lost(waiting))
     return paired
 
@@ -165,9 +196,9 @@ def _lost(waiting: dict[str, deque[ToolCallBlock]]) -> list[Message]:
     return [tool_result(call, LOST_RESULT, is_error=True) for call in calls]
 
 
-# What a chat API answers when tool calls and results do not pair up: the OpenAI Chat
-# Completions API's words ("preceeding" is theirs), with the ids it names. Anthropic's Messages
-# API refuses the same histories ("`tool_use` ids were found without `tool_result` blocks").
+# <<
+# What a chat API answers when tool calls and results do not pair up: OpenAI's words ("preceeding"
+# is theirs). Anthropic's API refuses the same ("`tool_use` ids were found without ...").
 MISSING_RESULTS = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
@@ -176,31 +207,39 @@ RESULT_WITHOUT_CALL = (
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
     "with 'tool_calls'. (messages[{index}] answers tool_call_id {id})"
 )
+# >> 04
 NOT_A_MESSAGE = "Invalid type for 'messages[{index}]': expected an object, but got {kind} instead."
+# <<
+# >> prod
 SHOWN_IDS = 5  # a file can hold any number of ids, each of any length: the error stays a line
 SHOWN_ID_LENGTH = 40
+# <<
 
 
 def history_problem(messages: Sequence[Message]) -> str | None:
     """Why a chat API would refuse this history, in its words; None if it would accept it.
 
-    The rule: each tool call of an assistant message is answered by exactly one toolResult
-    with its id, in the messages right after it (before the next user or assistant message),
-    and a toolResult answers a call of the assistant message before it, once.
-
-    Stop here: an API checks the whole list on every request, not only what is new. A history
-    that breaks the rule once is refused on every later turn, until the break is answered.
+    The rule: each tool call is answered by exactly one toolResult with its id, right after its
+    assistant message, and a toolResult answers a call of the assistant message before it. Stop
+    here: an API checks the whole list on every request, so one break is refused on every turn.
     """
     waiting: dict[str, int] = {}  # the last assistant's call ids, and how many results each lacks
     unanswered = 0
     for index, message in enumerate(messages):
+        # >> 04
         if not isinstance(message, dict):  # what a careless reader can hand over, as JSON says it
             kind = {type(None): "null", str: "a string", list: "an array", bool: "a boolean"}
             return NOT_A_MESSAGE.format(index=index, kind=kind.get(type(message), "a number"))
+        # <<
         if message["role"] == "toolResult":
             call_id = message["toolCallId"]
             if waiting.get(call_id, 0) == 0:  # no such call, or it has its result already
+                # >> 02 until prod
+                return RESULT_WITHOUT_CALL.format(index=index, id=call_id)
+                # <<
+                # >> prod
                 return RESULT_WITHOUT_CALL.format(index=index, id=_shown_id(call_id))
+                # <<
             waiting[call_id] -= 1
             unanswered -= 1
             continue
@@ -212,13 +251,19 @@ def history_problem(messages: Sequence[Message]) -> str | None:
             unanswered += 1
     if unanswered:
         missing = [call_id for call_id, lacking in waiting.items() if lacking]
+        # >> 02 until prod
+        return MISSING_RESULTS.format(ids=", ".join(missing))
+        # <<
+        # >> prod
         shown = ", ".join(_shown_id(call_id) for call_id in missing[:SHOWN_IDS])
         if len(missing) > SHOWN_IDS:
             shown += f" and {len(missing) - SHOWN_IDS} more"
         return MISSING_RESULTS.format(ids=shown)
+        # <<
     return None
 
 
+# >> prod
 def _shown_id(call_id: str) -> str:
     """An id from a file, safe to print on one short line."""
     if len(call_id) > SHOWN_ID_LENGTH:
@@ -226,6 +271,25 @@ def _shown_id(call_id: str) -> str:
     return printable(call_id)
 
 
+# <<
+# >> 02 until prod
+def preview(message: Message, width: int = 40) -> str:
+    """One short line for tables and graph labels: text on one line, tool calls as name(args)."""
+    parts = [block["text"] for block in message["content"] if block["type"] == "text"]
+    parts += [
+        f"{call['name']}({', '.join(value_text(v) for v in call['arguments'].values())})"
+        for call in tool_calls(message)
+    ]
+    return shortened(" ".join(" ".join(parts).split()), width)  # any run of spaces: one
+
+
+def shortened(text: str, width: int) -> str:
+    """`text` whole if it has at most `width` characters, else cut and ended with "…"."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# <<
+# >> prod
 def preview(message: Message, width: int = 40) -> str:
     """One short line for tables and graph labels: text on one line, tool calls as name(args).
 
@@ -282,18 +346,17 @@ def _fitting(text: str, columns: int) -> str:
     return text
 
 
+# <<
 def value_text(value: object) -> str:
-    """A tool argument as text: a string as itself, anything else as compact JSON.
-
-    Not `str(value)`: arguments come from a model or a file, and str() of a list nested 1,000
-    deep raises RecursionError, str() of an int with 5,000 digits raises ValueError.
-    """
+    """A tool argument as text: a string as itself, anything else as compact JSON. Not str():
+    str() of a list 1,000 deep raises RecursionError, of an int of 5,000 digits ValueError."""
     if isinstance(value, str):
         return value
     try:
         return orjson.dumps(value).decode()
     except orjson.JSONEncodeError:  # nested deeper than orjson writes (254), an int over 64 bits
         return f"<{type(value).__name__} that cannot be shown as JSON>"
+# >> prod
 
 
 def printable(text: str) -> str:
@@ -332,3 +395,4 @@ def _escapes() -> dict[int, str]:
 
 
 _ESCAPES = _escapes()
+# <<

@@ -1,4 +1,4 @@
-# >>file 02
+# >>file prod
 """A real model behind the lab's `Model` interface: any OpenAI-compatible Chat Completions
 endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio), through the official `openai` SDK.
 

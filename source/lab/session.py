@@ -7,19 +7,15 @@
 # <<
 
 This is the idea; the bytes are session_file.py's, the only module that touches the disk.
-`Session.append_entry` is the one way to write an entry, and `persist_new_messages` is the
-bridge from the loop's in-memory list to the file: it writes what is new since a cursor, so the
-loop never has to know about disk.
-
-The file is a ledger: lines are only ever appended, never rewritten. It is created by the first
-write, so a run that says nothing leaves nothing.
+`Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
+the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
+appended to, and created by the first write: a run that says nothing leaves nothing.
 # >> 03
 
-Reading is tolerant: a crash can tear the last line, an editor can add a blank line, a newer
-program can add entry kinds. Every line is indexed by its id (entry_index.py); a line that is
-not an entry (entries.py says what is) is skipped and counted; unknown kinds are kept, and
-their parentId still links the tree. `Session.open` rebuilds the conversation by walking from
-the leaf; the folder of sessions is session_folder.py's.
+Reading is tolerant: a crash can tear the last line, an editor can add a blank one, a newer
+program can add entry kinds. A line that is not an entry is skipped and counted; an unknown
+kind is kept, its parentId still linking the tree (entry_index.py). `Session.open` rebuilds the
+conversation by walking from the leaf; the folder of sessions is session_folder.py's.
 # <<
 """
 
@@ -31,19 +27,20 @@ from pathlib import Path
 from typing import Any, cast
 
 # >> 02 until 03
-from entries import DAMAGED, Entry, MessageEntry
+from entries import Entry, MessageEntry, NotAnEntry, entry_id, parse_entry
 # <<
 # >> 03 until 04
-from entries import DAMAGED, Context, Entry, MessageEntry, build_context
+from entries import Context, Entry, MessageEntry, build_context
 # <<
-# >> 04
+# >> 04 until 05
+from entries import Context, Entry, MessageEntry, ModelChangeEntry, build_context
+# <<
+# >> 05
 from entries import (
+    # >> prod
     DAMAGED,
-# <<
-    # >> 05
-    BranchEntry,
     # <<
-# >> 04
+    BranchEntry,
     Context,
     Entry,
     MessageEntry,
@@ -51,29 +48,43 @@ from entries import (
     build_context,
 )
 # <<
+# >> 03
 from entry_index import EntryIndex
+# <<
 from messages import Message
+# >> 02 until 03
 from session_file import (  # the names marked F401 are here for callers: errors, the format
     SESSION_VERSION,  # noqa: F401
-    # >> 02 until 03
-    SessionError,
-    # <<
-    # >> 03
     SessionError,  # noqa: F401
-    # <<
     SessionFile,
     SessionHeader,
+    UnusableSessionFile,
+    encode,
+    new_header,
+    read_lines,
+)
+# <<
+# >> 03
+from session_file import (  # the names marked F401 are here for callers: errors, the format
+    SESSION_VERSION,  # noqa: F401
+    SessionError,  # noqa: F401
+    SessionFile,
+    SessionHeader,
+    # >> prod
     SessionInUse,  # noqa: F401
+    # <<
     UnusableSessionFile,  # noqa: F401
     encode,
     new_header,
-    # >> 03
     read_header,  # noqa: F401
-    # <<
     read_lines,
 )
-# >> 03
+# >> 03 until prod
+from session_folder import find_latest_session, list_session_files  # noqa: F401
+# <<
+# >> prod
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
+# <<
 # <<
 
 
@@ -82,32 +93,30 @@ class SessionReading:
     """What a read found in a session file."""
 
     header: SessionHeader
-    # >> 02 until 03
-    by_id: dict[str, Entry]  # every entry, of every kind, by id, in file order
-    # <<
-    # >> 03
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
+    # >> 03
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
     # <<
 
     @property
     def entries(self) -> list[Entry]:
-        # >> 02 until 03
-        """The entries in file order (in this step, the conversation's order too)."""
-        # <<
-        # >> 03
-        """The usable entries in file order (which is not the conversation's order)."""
-        # <<
+        """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
 
     @property
     def leaf_id(self) -> str | None:
+        # >> 02 until prod
+        """The leaf: the last entry of the file."""
+        return next(reversed(self.by_id), None)
+        # <<
+        # >> prod
         """The leaf: the last usable entry (never what the reader left of a damaged line)."""
         kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
         return next(kept, None)
-
-
+        # <<
 # >> 03
+
+
 @dataclass(frozen=True)
 class Resumed:
     """What `Session.open` gives back. Fields by name, so a later step can add one."""
@@ -115,31 +124,25 @@ class Resumed:
     session: Session
     context: Context  # the conversation on the path from the leaf
     skipped: int  # damaged lines passed over
-
-
 # <<
+
+
 class Session:
     """A session file that entries are appended to, and the entries it holds."""
 
-    # >> 02 until 03
     def __init__(self, file: SessionFile, header: SessionHeader) -> None:
-    # <<
-    # >> 03
-    def __init__(
-        self, file: SessionFile, header: SessionHeader, entries: EntryIndex | None = None
-    ) -> None:
-    # <<
         self.file = file
         self.header = header
         # >> 02 until 03
-        self.entries = EntryIndex()  # by id: what this run wrote, and what others appended
+        self.entries: dict[str, Entry] = {}  # by id: what this run wrote
+        # <<
+        # >> 03 until prod
+        self.entries = EntryIndex()  # by id: what the file held, and what this run wrote
+        # <<
+        # >> prod
+        self.entries = EntryIndex()  # by id, each parsed the first time it is used
+        # <<
         self.leaf_id: str | None = None  # the entry the next one hangs under
-        # <<
-        # >> 03
-        self.entries = entries if entries is not None else EntryIndex()  # by id, lazily parsed
-        # The leaf: the entry the next one hangs under. On open, the last usable entry.
-        self.leaf_id: str | None = self.entries.last_usable()
-        # <<
         self.written = 0  # entries this run appended, of every kind
 
     @classmethod
@@ -150,41 +153,63 @@ class Session:
         session_id: str,
         created_at: str,
         cwd: str,
+        # >> prod
         lock: bool = False,
         fsync: bool = False,
+        # <<
     ) -> Session:
-        """A new session in `directory/<session_id>.jsonl`. Nothing is written yet: the file
-        appears with the first entry, so a run that saves nothing leaves no empty session
-        behind."""
+        """A new session in `directory/<session_id>.jsonl`, written by its first entry: a run that
+        saves nothing leaves no empty session behind."""
         header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
+        # >> 02 until prod
+        return cls(SessionFile(path, header, exists=False), header)
+        # <<
+        # >> prod
         return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
+        # <<
     # >> 03
 
     @classmethod
+    # >> 03 until prod
+    def open(cls, path: Path | str) -> Resumed:
+    # <<
+    # >> prod
     def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
-        """Open an existing session to append to it, and rebuild its conversation.
-
-        Nothing is re-run: tool results are messages in the file, so the history comes back
-        exactly as it was. The leaf is the last usable entry; the conversation is the path
-        from it, whatever the lines around it say.
+    # <<
+        """Open an existing session to append to it, and rebuild its conversation: the path
+        from the leaf (the last usable entry), whatever the lines around it say. Nothing is
+        re-run: tool results are messages in the file, so the history comes back as it was.
+        # >> prod
 
         Stop here: with `lock`, the file is locked before it is read, until `close`
         (SessionInUse if another run holds it). The lock is what keeps the leaf and the next
         id read here true; without it, a second run reads the same leaf, writes the same id.
+        # <<
         """
+        # >> 03 until prod
+        lines = read_lines(Path(path))
+        session = cls(SessionFile(Path(path), None, exists=True), lines.header)
+        for line in lines.lines:
+            session.entries.add_line(line)
+        session.leaf_id = session.entries.last_usable()  # where the conversation ends
+        context = build_context(session.entries, session.leaf_id)
+        return Resumed(session, context, session.entries.damaged)
+        # <<
+        # >> prod
         file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
         try:
-            entries = EntryIndex()
             with file.reading() as lines:
+                session = cls(file, lines.header)
                 for batch in lines.batches:
-                    entries.add_lines(batch)
-                session = cls(file, lines.header, entries)
+                    session.entries.add_lines(batch)
+                session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
         except BaseException:
             file.close()
             raise
-        return Resumed(session, context, entries.damaged)
+        return Resumed(session, context, session.entries.damaged)
+        # <<
     # <<
 
     @property
@@ -195,6 +220,7 @@ class Session:
     def exists(self) -> bool:
         """False until the first write creates the file."""
         return self.file.exists
+    # >> prod
 
     @property
     def locked(self) -> bool:
@@ -203,25 +229,38 @@ class Session:
     def close(self) -> None:
         """Let go of the lock, if held."""
         self.file.close()
+    # <<
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
-        """Append an entry of `kind` as a child of the leaf, then advance the leaf.
-
-        The one way to write: it picks the next unique id, hangs the entry under the leaf,
-        writes it as one complete line in one write, and only then moves the leaf.
-        """
+        """Append an entry of `kind` as a child of the leaf, then advance the leaf: the one way
+        to write. It picks the next unique id, hangs the entry under the leaf, writes it as one
+        whole line in one write, and only then moves the leaf."""
+        # >> prod
         # Stop here: another program may have appended (a script, a tool; a lock keeps out
         # only the runs that take it). Its lines are indexed first, so that their ids are taken.
         for batch in self.file.lines_added():
             self.entries.add_lines(batch)
+        # <<
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
+        # >> 02 until 03
+        new_id = entry_id(len(self.entries) + 1)  # this run wrote every entry of the file
+        # <<
+        # >> prod
         if kind == DAMAGED:  # the reader's stand-in for a line it could not use, never written
             raise ValueError(f"append_entry never writes a {DAMAGED!r} entry: it holds nothing")
+        # <<
+        # >> 03
         new_id = self.entries.new_id()  # one no line of the file has
+        # <<
         entry: Entry = {"type": kind, "id": new_id, "parentId": self.leaf_id, **fields}
+        # >> 02 until prod
+        # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
+        # <<
+        # >> prod
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its
         # key order (type, id first) lets `EntryIndex` index the line without parsing it.
+        # <<
         self.file.append(encode(self.path, entry))
         self.written += 1
         self.entries[entry["id"]] = entry
@@ -231,14 +270,14 @@ class Session:
     def append_message(self, message: Message) -> MessageEntry:
         """Append `message` as a child of the leaf, then advance the leaf."""
         return cast(MessageEntry, self.append_entry("message", {"message": message}))
-
     # >> 04
+
     def append_model_change(self, model: str) -> ModelChangeEntry:
         """Record a switch to `model` as a child of the leaf, then advance the leaf."""
         return cast(ModelChangeEntry, self.append_entry("model_change", {"model": model}))
-
     # <<
     # >> 05
+
     def append_branch(self, target_id: str) -> BranchEntry:
         """Move the leaf to `target_id`: a branch entry as a child of the target, which then
         becomes the leaf. Constant time: nothing is read, copied or rewritten.
@@ -255,15 +294,12 @@ class Session:
             if self.leaf_id == target_id:
                 self.leaf_id = moved_from
             raise
-
     # <<
 
-def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
-    """Append `messages[persisted:]` to the session and return the new cursor.
 
-    The cursor is "how many messages of the list are already in the file". Call this after
-    each turn with the cursor it returned last time; calling it twice writes nothing twice.
-    """
+def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
+    """Append `messages[persisted:]` to the session and return the new cursor: how many
+    messages of the list are in the file. Give it back next time; twice writes nothing twice."""
     if not 0 <= persisted <= len(messages):
         raise ValueError(f"cursor {persisted} is outside the {len(messages)} messages")
     for message in messages[persisted:]:
@@ -273,27 +309,37 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
 
 def read_session(path: Path | str) -> SessionReading:
     # >> 02 until 03
-    """Read a whole session file strictly: any line that is not an entry refuses it (step 03
-    makes reading tolerant, and the program able to resume)."""
+    """Read a whole session file strictly: a line that is not an entry refuses the file,
+    naming the line and the reason (step 03 makes reading tolerant). Never writes."""
+    by_id: dict[str, Entry] = {}
+    lines = read_lines(Path(path))
+    for number, line in enumerate(lines.lines, start=2):  # line 1 is the header
+        try:
+            entry = parse_entry(line)
+        except NotAnEntry as damage:
+            raise UnusableSessionFile(Path(path), f"line {number}: {damage}") from None
+        if entry["id"] in by_id:
+            raise UnusableSessionFile(
+                Path(path), f"line {number}: the id {entry['id']} is already taken"
+            )
+        by_id[entry["id"]] = entry
+    return SessionReading(lines.header, by_id)
     # <<
     # >> 03
-    """Read a whole session file, checking every line, skipping and counting the unusable.
-
-    Refuses (UnusableSessionFile) only a file that cannot be a session: empty, no header line,
-    an unsupported version, not a regular file. Never writes.
-    """
-    # <<
+    """Read a whole session file, skipping and counting what is not an entry. Refuses only a
+    file that cannot be a session (UnusableSessionFile). Never writes."""
     entries = EntryIndex()
+    # >> 03 until prod
+    lines = read_lines(Path(path))
+    for line in lines.lines:
+        entries.add_line(line)
+    by_id = dict(entries)
+    # <<
+    # >> prod
     with read_lines(Path(path)) as lines:
         for batch in lines.batches:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry
-    # >> 02 until 03
-    if entries.damaged:
-        lines = "line is not an entry" if entries.damaged == 1 else "lines are not entries"
-        raise SessionError(f"{path}: {entries.damaged} {lines} this step can show")
-    return SessionReading(lines.header, by_id)
     # <<
-    # >> 03
     return SessionReading(lines.header, by_id, entries.damaged)
     # <<

@@ -1,41 +1,59 @@
 # >>file 02
-"""The session file as bytes: the only module that touches the disk. A layer, in every step.
+"""The session file as bytes: the only module that touches the disk.
 
-What a line *means* is the step's business (entries.py, session.py). This module knows what the
-file is made of, a header line and then lines that each end in `\\n`, and keeps every promise
-about its bytes:
+What a line *means* is entries.py's and session.py's business; this module knows the file as
+a header line and then lines that each end in `\\n`, and keeps every promise about its bytes:
 
-- the first append creates the file, header first, and never overwrites one (O_EXCL);
-- a line is appended whole, in one write, after a `\\n` of its own if the file ends in a
-  fragment (a crash, a full disk, another run killed mid-line);
-- a file replaced or cut short during the run is refused, never written to in its place;
-- every line is read in bounded memory, however long the lines of the file are;
-- a writer can hold an advisory lock on its file, and can ask the disk to keep each line;
-- a folder of sessions is listed newest first, whatever else is in it.
+- The first append creates the file, header first, and never overwrites one (O_EXCL).
+- The file is private: only its owner may read it (0600), and a folder made for it (0700).
+- A line is appended whole, in one write, at the end of the file (O_APPEND).
+# >> 03
+- A line goes after a `\\n` of its own if the file ends in a fragment (a crash, a full disk).
+# <<
+# >> prod
+- A file replaced or cut short during the run is refused, never written to in its place.
+- Every line is read in bounded memory, however long the lines of the file are.
+- A writer can hold an advisory lock on its file, and can ask the disk to keep each line.
 
-A step switches on what its idea needs, in a line: `lock=True` from step 03 (two runs can then
-continue one session), `fsync=True` with `--fsync`. Notebook 06 runs the faults each defence
-answers.
+The production step switches on what a real agent needs, in a line: `lock=True` (two runs
+can then continue one session), `fsync=True` with `--fsync`. The crash lab runs the faults
+each defence answers.
+# <<
 """
 
 from __future__ import annotations
 
+# >> prod
 import errno
 import fcntl
 import gc
 import json
+# <<
 import os
+# >> prod
 import re
 import stat
+# <<
+# >> 02 until prod
+from collections.abc import Mapping
+# <<
+# >> prod
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
+# <<
 from dataclasses import dataclass
 from pathlib import Path
+# >> 02 until prod
+from typing import Any, Literal, TypedDict, cast
+# <<
+# >> prod
 from typing import Any, BinaryIO, Literal, TypedDict, cast
+# <<
 
 import orjson
 
 SESSION_VERSION = 1
+# >> prod
 MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first line is not one
 # A line longer than this is skipped and counted, never read whole: a file that ends in 2 GB of
 # NUL bytes must not take 2 GB of memory. The writer refuses to write such a line, so the
@@ -43,6 +61,11 @@ MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first 
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 _READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
 _HEAD_BYTES = 4096  # what is kept of a line too long to read: where the writer puts the id
+# <<
+# Stop here: a session holds everything said, tool output and pasted secrets included. Only its
+# owner may read it, whatever the umask, and only its owner may list the folder made for it.
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
 
 
 class SessionHeader(TypedDict):
@@ -60,8 +83,7 @@ class SessionError(Exception):
 
 
 class UnusableSessionFile(SessionError):
-    """A file that cannot be a session: empty, no header, a version this program cannot read,
-    not a regular file. It names the file and the reason."""
+    """A file that cannot be a session (empty, no header, another version), named, with why."""
 
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"{path}: {reason}")
@@ -69,6 +91,7 @@ class UnusableSessionFile(SessionError):
         self.reason = reason
 
 
+# >> prod
 class SessionInUse(SessionError):
     """Another run holds the session's lock: two writers would both append the next id."""
 
@@ -79,6 +102,7 @@ class SessionInUse(SessionError):
         self.path = path
 
 
+# <<
 def new_header(session_id: str, created_at: str, cwd: str) -> SessionHeader:
     return {
         "type": "header",
@@ -97,12 +121,19 @@ def encode(path: Path, record: Mapping[str, Any]) -> bytes:
         raise SessionError(f"cannot write {path}: {error}") from None
 
 
-# --- Writing ---------------------------------------------------------------------------------
-
-
 class SessionFile:
     """The file a run appends to. Created by its first append, unless it exists already."""
 
+    # >> 02 until prod
+    def __init__(self, path: Path, header: SessionHeader | None, *, exists: bool) -> None:
+        self.path = path
+        self.exists = exists  # False until the first append creates the file
+        # Written by the append that creates the file, as it is then: a field set on the header
+        # before the first save (a fork's parent, say) is written with it.
+        self._header = header
+
+    # <<
+    # >> prod
     def __init__(
         self, path: Path, header: SessionHeader | None, *, exists: bool, fsync: bool
     ) -> None:
@@ -164,13 +195,16 @@ class SessionFile:
             _unlock(self._lock_fd)
             self._lock_fd = None
 
+    # <<
     def append(self, line: bytes) -> None:
         """Append one whole line (it ends in `\\n`); the first append writes the header first."""
+        # >> prod
         if len(line) > MAX_ENTRY_BYTES:
             raise SessionError(
                 f"cannot write {self.path}: an entry of {len(line):,} bytes is over the "
                 f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
             )
+        # <<
         flags = _APPEND_FLAGS
         creating = not self.exists
         if creating:  # the first write creates the file, header first
@@ -178,7 +212,7 @@ class SessionFile:
             flags |= os.O_CREAT | os.O_EXCL  # never overwrite: old bytes stay a prefix forever
             _make_folder(self.path.parent)
         try:
-            fd = os.open(self.path, flags, 0o644)
+            fd = os.open(self.path, flags, PRIVATE_FILE)
         except FileExistsError:
             raise SessionError(f"session file already exists: {self.path}") from None
         except FileNotFoundError:
@@ -189,13 +223,22 @@ class SessionFile:
             ) from None
         except OSError as error:
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
+        # >> prod
         written = False
+        # <<
         try:
+            if creating:
+                os.fchmod(fd, PRIVATE_FILE)  # the umask may have taken more away than asked
+            # >> prod
             if creating and self._lock_on_create:  # locked before its first byte is written
                 self._lock_fd = _lock(self.path, fd)
+            # <<
+            # >> 03
             if not creating:
                 line = self._after_the_last_line(fd, line)
+            # <<
             _write_all(fd, line)
+            # >> prod
             found = os.fstat(fd)
             self._file, self._size = (found.st_dev, found.st_ino), found.st_size
             written = True
@@ -203,7 +246,9 @@ class SessionFile:
                 os.fsync(fd)  # the kernel has the line; now wait until the disk has it
                 if creating:
                     _fsync_folder(self.path.parent)  # and the file's name, in its folder
+            # <<
         except OSError as error:
+            # >> prod
             if written:  # the file holds the line; the disk did not confirm it
                 raise SessionError(
                     f"cannot sync {self.path} to the disk: {error.strerror} (its last line is "
@@ -213,14 +258,18 @@ class SessionFile:
             # next write finds it at the file's end, and ends it before its own line.
             if creating:
                 self._remove_unfinished(fd, len(line))
+            # <<
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
+        # >> prod
         except SessionError:  # the lock refused (a folder whose filesystem has no flock)
             if creating:
                 self._remove_unfinished(fd, len(line))
             raise
+        # <<
         finally:
             os.close(fd)
         self.exists = True
+    # >> prod
 
     def _remove_unfinished(self, fd: int, meant: int) -> None:
         """Undo the creation of a file whose first write did not finish.
@@ -237,6 +286,23 @@ class SessionFile:
                 if self._lock_fd is not None:
                     self.close()
                 self._file, self._size = None, 0
+    # <<
+    # >> 03 until prod
+
+    def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
+        """`line`, with a `\\n` first if the file does not end in one now.
+
+        Stop here: what the file ends in is read from the file, at the moment of writing, not
+        remembered from the open or from this run's last write: a write of this run may have
+        been cut short, and another run may have appended since and been killed halfway
+        through a line. Gluing onto a fragment would cost this entry.
+        """
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":  # a fragment: end it, keep it, move on
+            return b"\n" + line
+        return line
+    # <<
+    # >> prod
 
     def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
         """`line`, with a `\\n` first if the file does not end in one now.
@@ -280,11 +346,45 @@ class SessionFile:
             file.seek(self._size)
             yield from _line_batches(self.path, file)
             self._size = file.tell()
+    # <<
 
 
-# --- Reading, one bounded line at a time ----------------------------------------------------
+# --- Reading ---------------------------------------------------------------------------------
 
 
+# >> 02 until prod
+@dataclass(frozen=True)
+class FileLines:
+    """A session file as read: its header, checked, and every line after it (no `\\n`)."""
+
+    header: SessionHeader
+    lines: list[bytes]
+
+
+def read_lines(path: Path) -> FileLines:
+    """Read `path` as a session: a file whose first line is a header this program reads
+    (UnusableSessionFile otherwise). Never writes."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+    # Stop here: split on b"\n" and nothing else. str.splitlines() would also split on \x85,
+    # U+2028 and U+2029, which JSON leaves unescaped in strings: one message, two broken lines.
+    first, *lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()  # what follows the last line's \n: no line at all
+    return FileLines(_parse_header(path, first), lines)
+# >> 03
+
+
+def read_header(path: Path) -> SessionHeader:
+    """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
+    return read_lines(path).header
+# <<
+
+
+# <<
+# >> prod
 @dataclass(frozen=True)
 class TooLong:
     """A line over MAX_ENTRY_BYTES, read past in bounded pieces. Its content is lost, but not
@@ -331,6 +431,31 @@ def read_header(path: Path) -> SessionHeader:
         return _parse_header(path, _read_first_line(path, file))
 
 
+# <<
+# >> 03 until prod
+def list_session_files(directory: Path | str) -> list[Path]:
+    """Every `*.jsonl` name in `directory`, most recently modified first: usable or not (that
+    takes opening them; the caller names each one it passes over). A missing folder has none."""
+    try:
+        names = [path for path in Path(directory).iterdir() if path.name.endswith(".jsonl")]
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
+    # Two files with the same time go by name: session ids sort by creation time.
+    return sorted(names, key=lambda path: (_modified_ns(path), path.name), reverse=True)
+
+
+def _modified_ns(path: Path) -> int:
+    """When a file was last written; 0 if its time cannot be read (a dangling link)."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+# <<
+# >> prod
 def list_session_files(directory: Path | str) -> list[Path]:
     """Every `*.jsonl` name in `directory`, most recently modified first.
 
@@ -363,6 +488,8 @@ def _modified_ns(path: Path) -> int:
             return 0
 
 
+# <<
+# >> prod
 def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:
     """The lines left in `file`, a chunk's worth at a time, split on b"\\n" only (without
     it), each at most MAX_ENTRY_BYTES long. A longer line comes out as TooLong: it is read past
@@ -444,6 +571,43 @@ def _read_first_line(path: Path, file: BinaryIO) -> bytes:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
 
 
+# <<
+# >> 02 until prod
+def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
+    if not first_line:
+        raise UnusableSessionFile(path, "not a session (empty file)")
+    record = parse_json(first_line)
+    if not isinstance(record, dict) or record.get("type") != "header":
+        raise UnusableSessionFile(path, "not a session (no header line)")
+    if "version" not in record:
+        raise UnusableSessionFile(path, "not a session (the header has no version)")
+    version = record["version"]
+    if type(version) is not int:  # 1.0, true and "1" are not the integer 1
+        shown = orjson.dumps(version).decode()
+        raise UnusableSessionFile(
+            path, f"not a session (the header's version {shown} is not an integer)"
+        )
+    if version != SESSION_VERSION:
+        raise UnusableSessionFile(
+            path, f"unsupported version {version} (this program reads version {SESSION_VERSION})"
+        )
+    for field in ("id", "createdAt", "cwd"):
+        if not isinstance(record.get(field), str):
+            raise UnusableSessionFile(path, f"not a session (the header's {field} is not a string)")
+    return cast(SessionHeader, record)
+
+
+def parse_json(line: bytes) -> Any:
+    """The JSON value on one line, or None if it is not JSON (torn, garbage, not UTF-8). A
+    trailing \\r (a CRLF file) is JSON whitespace: such a line still reads."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+# <<
+# >> prod
 def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
     first_line = first_line.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
     if not first_line:
@@ -538,10 +702,8 @@ def _no_constant(name: str) -> Any:
 
 
 def parse_json(line: bytes) -> Any:
-    """The JSON value on one line, or None if the line is not JSON (torn, garbage...).
-
-    orjson reads bytes: invalid UTF-8 is a JSONDecodeError like any other broken line.
-    A trailing \\r (a CRLF file) is JSON whitespace, so such a line still reads."""
+    """The JSON value on one line, or None if it is not JSON (torn, garbage, not UTF-8). A
+    trailing \\r (a CRLF file) is JSON whitespace: such a line still reads."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as error:
@@ -560,9 +722,7 @@ def _as_written(line: bytes, field: str, value: object) -> str:
     return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
-# --- The disk, underneath -------------------------------------------------------------------
-
-
+# <<
 def _write_all(fd: int, data: bytes) -> None:
     """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
     view = memoryview(data)
@@ -571,12 +731,25 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _make_folder(folder: Path) -> None:
+    """Create the session folder, private, if it is missing; one that is there stays as it is."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(PRIVATE_FOLDER)
+        folder.chmod(PRIVATE_FOLDER)  # the umask may have taken more away than asked
+    except FileExistsError:
+        pass  # there already, or made by another program a moment ago: not this run's to change
     except OSError as error:
         raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None
 
 
+# >> 02 until 03
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+# <<
+# >> 03 until prod
+# Read and write: the writer reads the file's last byte before each line.
+_APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
+# <<
+# >> prod
 def _fsync_folder(folder: Path) -> None:
     """A new file's name lives in its folder: until the folder is synced, a power loss can
     lose the name, and with it every synced byte of the file. Some filesystems (network and
@@ -682,3 +855,4 @@ def _check_creatable(path: Path) -> None:
         only_the_file = len(missing) == 1 and os.path.isdir(folder)
         where = "session file in" if only_the_file else "session folder"
         raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None
+# <<

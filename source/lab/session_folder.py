@@ -1,10 +1,16 @@
 # >>file 03
 """The folder of sessions: which files are there, and which one `--continue` resumes.
 
-A layer, the same in every step from 03 (where `--continue` arrives); session_file.py lists the
-files. A file is resumable if it reads as a session and holds at least one message; every newer
+# >> 03 until prod
+session_file.py lists the files. A file is resumable if it reads as a session; every newer
 file passed over is returned with its reason, so that the program can name it instead of
 silently resuming something older.
+# <<
+# >> prod
+session_file.py lists the files. A file is resumable if it reads as a session and holds at
+least one message; every newer file passed over is returned with its reason, so that the
+program can name it instead of silently resuming something older.
+# <<
 """
 
 from __future__ import annotations
@@ -12,8 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from entries import parse_entry
+# >> 03 until prod
+from session_file import UnusableSessionFile, list_session_files, read_header
+# <<
+# >> prod
+from entries import NotAnEntry, parse_entry
 from session_file import UnusableSessionFile, list_session_files, read_lines
+# <<
 
 
 @dataclass(frozen=True)
@@ -25,23 +36,40 @@ class LatestSession:
 
 
 def find_latest_session(directory: Path | str) -> LatestSession:
+    # >> 03 until prod
+    """The most recently modified file in `directory` that reads as a session."""
+    # <<
+    # >> prod
     """The most recently modified usable session in `directory` that holds a message."""
+    # <<
     passed_over: list[UnusableSessionFile] = []
     for path in list_session_files(directory):
         try:
+            # >> 03 until prod
+            read_header(path)  # UnusableSessionFile, saying why, if it cannot be a session
+            return LatestSession(path, passed_over)
+            # <<
+            # >> prod
             if holds_a_message(path):
                 return LatestSession(path, passed_over)
             passed_over.append(UnusableSessionFile(path, "holds no message"))
+            # <<
         except UnusableSessionFile as error:
             passed_over.append(error)
     return LatestSession(None, passed_over)
+# >> prod
 
 
 def holds_a_message(path: Path | str) -> bool:
     """True once a message entry is found: usually on the second line, so this is cheap."""
     with read_lines(Path(path)) as lines:
         for line in lines.lines():
-            entry = parse_entry(line) if isinstance(line, bytes) else None
-            if entry is not None and entry["type"] == "message":
-                return True
+            if not isinstance(line, bytes):  # a line too long to read: no message to find
+                continue
+            try:
+                if parse_entry(line)["type"] == "message":
+                    return True
+            except NotAnEntry:
+                continue
     return False
+# <<

@@ -1,9 +1,8 @@
 # >>file 02
 """The tools a model may call, and the one this lab ships: `calc`.
 
-A tool receives arguments a model made up, so it treats them as hostile input. `calc` never
-calls `eval`: it parses the expression with `ast` and evaluates a handful of node kinds itself,
-with limits that make a huge or malicious expression fail fast instead of hanging.
+A tool receives arguments a model made up: hostile input. `calc` never calls `eval`; it parses
+with `ast`, evaluates a few node kinds itself, and fails fast on anything huge.
 """
 
 from __future__ import annotations
@@ -11,9 +10,21 @@ from __future__ import annotations
 import ast
 import math
 import operator
+# >> 03
 import time
+# <<
+# >> 02 until 03
+from collections.abc import Callable
+# <<
+# >> 03
 from collections.abc import Callable, Mapping
+# <<
+# >> 02 until 03
+from dataclasses import dataclass
+# <<
+# >> 03
 from dataclasses import dataclass, replace
+# <<
 from typing import Any
 
 MAX_EXPRESSION_LENGTH = 200
@@ -129,11 +140,11 @@ CALC = Tool(
 def default_tools() -> dict[str, Tool]:
     """The tool registry the interactive program and the demo use, keyed by name."""
     return {CALC.name: CALC}
+# >> 03
 
 
 def slowed(tools: Mapping[str, Tool], seconds: float) -> dict[str, Tool]:
-    """The same tools, each sleeping first: only for the crash experiment in the notebook,
-    which needs a turn that is still running when the process is killed."""
+    """The same tools, each sleeping first: a turn still running when an experiment kills it."""
 
     def slow(run: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
         def run_slowly(arguments: dict[str, Any]) -> str:
@@ -143,3 +154,4 @@ def slowed(tools: Mapping[str, Tool], seconds: float) -> dict[str, Tool]:
         return run_slowly
 
     return {name: replace(tool, run=slow(tool.run)) for name, tool in tools.items()}
+# <<

@@ -19,7 +19,7 @@ from entries import summarize  # noqa: E402
 from loop import run_turn  # noqa: E402
 from messages import user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS  # noqa: E402
-from render import counted, printable, render  # noqa: E402
+from render import counted, render  # noqa: E402
 from session import Session, find_latest_session, read_session  # noqa: E402
 from tools import default_tools  # noqa: E402
 
@@ -30,7 +30,7 @@ def print_session_table(path: Path, shown_as: str) -> None:
     print(f"session file {shown_as}: {lines} lines")
     print(f"  {'id':<4}{'parent':<8}{'kind':<12}text")
     for entry in reading.entries:
-        entry_id, parent = printable(entry["id"]), printable(entry["parentId"] or "-")
+        entry_id, parent = entry["id"], entry["parentId"] or "-"
         summary = summarize(entry)
         print(f"  {entry_id:<4}{parent:<8}{summary.kind:<12}{summary.text}")
 

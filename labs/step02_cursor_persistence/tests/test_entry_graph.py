@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from entry_graph import draw, entry_graph, network_text  # noqa: E402
+from entry_graph import entry_graph, network_text
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
@@ -42,29 +37,3 @@ def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
     assert list(graph.edges) == [("e1", "e2")]
     label = "e2 x_lab_test_kind (a kind this step does not know) ← leaf"
     assert graph.nodes["e2"]["label"] == label
-
-
-def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
-    session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
-    session.append_entry("kind\x1b[2J", {})
-    graph = entry_graph(session.path)
-    assert "\x1b" not in network_text(graph)
-    fig, ax = plt.subplots()
-    draw(graph, ax)
-    fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
-    plt.close(fig)
-
-
-def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
-    """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
-    a second leaf, or an entry look on the path that is not."""
-    session = Session.create(tmp_path, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
-    for text in ["hello ← leaf", "● e1 ○", "last"]:
-        session.append_message(user_text(text))
-    labels = [label for _, label in entry_graph(session.path).nodes(data="label")]
-    assert sum("←" in label for label in labels) == 1 and labels[-1].endswith(" ← leaf")
-    assert sum("●" in label or "○" in label for label in labels) == sum(
-        label.startswith(("● ", "○ ")) for label in labels
-    )
-    assert "hello <- leaf" in labels[0]

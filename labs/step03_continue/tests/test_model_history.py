@@ -24,7 +24,6 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
-    printable,
     tool_result,
     user_text,
 )
@@ -192,17 +191,6 @@ def test_a_good_history_is_accepted(case: str) -> None:
     assert isinstance(events[-1], Done)
 
 
-def test_ids_from_a_file_are_named_on_one_short_printable_line() -> None:
-    hostile = [call(f"\x1b[2J\nerror: fake {n} " + "9" * 5000) for n in range(1000)]
-    problem = history_problem([ASK, asks(*hostile), user_text("hi")])
-    assert problem is not None and problem.startswith(MISSING)
-    assert printable(problem) == problem  # no line break, no escape a terminal would obey
-    assert len(problem) < 500
-    assert problem.endswith(" and 995 more")
-    orphan = history_problem([tool_result(hostile[0], "x")])
-    assert orphan is not None and printable(orphan) == orphan and len(orphan) < 300
-
-
 def test_a_long_history_is_checked_in_linear_time() -> None:
     history: list[Message] = []
     for n in range(50_000):
@@ -235,7 +223,8 @@ def test_every_history_the_loop_builds_is_accepted(monkeypatch: pytest.MonkeyPat
     for line in ["hello", "what is 12*8", "what is 1/0", "what is 2**10000", "what was the result"]:
         for name in model.MODELS:
             list(run_turn(model.MODELS[name], TOOLS, messages, user_text(line)))
-    assert len(seen) == 2 * (5 + 3)  # one call per turn, one more after each of 3 tool calls
+    # one call per model and turn, one more after each of 3 tool calls
+    assert len(seen) == len(model.MODELS) * (5 + 3)
     assert all(history_problem(history) is None for history in seen)
     assert history_problem(messages) is None
 
@@ -289,15 +278,3 @@ def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPat
         demo.main()
     assert out.getvalue() == (STEP_DIR / "expected-output.txt").read_text(encoding="utf-8")
     assert seen and all(history_problem(history) is None for history in seen)
-
-
-@pytest.mark.parametrize(
-    ("value", "kind"), [(None, "null"), ("hi", "a string"), ([], "an array"), (7, "a number")]
-)
-def test_a_value_that_is_not_a_message_is_refused_not_crashed_on(value: object, kind: str) -> None:
-    """A reader that hands over None (a replay that took a model switch for a message) gets
-    the 400 a real API gives, naming the place, not a TypeError deep in the check."""
-    history = [user_text("hello"), value]
-    assert history_problem(history) == (  # type: ignore[arg-type]
-        f"Invalid type for 'messages[1]': expected an object, but got {kind} instead."
-    )

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import RunMain
+from conftest import ANSWER, RunMain, call_message, result
 
 from commands import Chat, run_command
+from entries import build_context
 from loop import run_turn
-from messages import text_of, user_text
+from messages import Message, text_of, unanswered_calls, user_text
 from model import MODELS
 from session import Session, SessionError
 from tools import default_tools
@@ -72,7 +73,6 @@ def test_the_model_follows_the_leaf(tmp_path: Path) -> None:
         ("/branch e99", "no entry e99 in this session (/tree shows the ids)"),
         ("/branch e6", "already at e6"),
         ("/branch e4", "e4 is a tool call; branch to the entry before it or to its result"),
-        ("/branch \x1b[2J", "no entry \\x1b[2J in this session (/tree shows the ids)"),
     ],
 )
 def test_a_branch_that_cannot_be_made_says_so_and_writes_nothing(
@@ -222,3 +222,54 @@ def test_the_last_line_counts_leaf_moves_beside_the_messages(run_main: RunMain) 
     last = done.stdout.decode().splitlines()[-1]
     assert last.startswith("2 new messages saved to .sessions/")
     assert last.endswith(" (1 on the active path), and 3 other entries")
+
+
+@pytest.mark.parametrize(
+    ("messages", "unanswered"),
+    [
+        ([], []),
+        ([user_text("hi")], []),
+        ([user_text("hi"), ANSWER], []),
+        ([user_text("hi"), call_message("a")], ["a"]),
+        ([user_text("hi"), call_message("a", "b"), result("a")], ["b"]),
+        ([user_text("hi"), call_message("a", "b"), result("b"), result("a")], []),
+        ([call_message("a"), result("a"), ANSWER], []),
+        ([call_message("a"), ANSWER, call_message("c")], ["c"]),
+    ],
+)
+def test_unanswered_calls_are_those_of_the_last_assistant_message(
+    messages: list[Message], unanswered: list[str]
+) -> None:
+    assert [call["id"] for call in unanswered_calls(messages)] == unanswered
+
+
+def test_branch_never_lands_where_the_next_message_follows_an_unanswered_call(
+    tmp_path: Path,
+) -> None:
+    """/branch refuses a tool call, and now also any entry whose path ends in one (here a
+    model switch recorded right after a call, as an older program could leave it). It does
+    not answer the call as interrupted: that call was not interrupted, its result is on
+    another branch."""
+    session = Session.create(tmp_path, session_id="b", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session.append_message(user_text("what is 1+1"))  # e1
+    session.append_message(call_message("a"))  # e2
+    session.append_model_change("scripted-v2")  # e3: under the call
+    session.append_branch("e2")  # e4: hand-made, as if by an older program
+    session.append_message(result("a"))  # e5
+    chat = Chat(session, [], cursor=0)
+    chat.follow(build_context(session.entries, session.leaf_id))
+    before = session.path.read_bytes()
+    assert run_command(chat, "/branch e2").lines == [
+        "e2 is a tool call; branch to the entry before it or to its result"
+    ]
+    assert run_command(chat, "/branch e3").lines == [
+        "e3 follows a tool call that has no result; branch before the call"
+    ]
+    assert session.path.read_bytes() == before and session.leaf_id == "e5"
+    assert run_command(chat, "/branch e1").lines[0].startswith("moved to e1")
+
+
+def test_a_tab_parts_branch_from_its_id(run_main: RunMain) -> None:
+    done = run_main("hello\nwhat is 12*8\n/branch\te2\n")
+    assert done.returncode == 0, done.stderr
+    assert b"moved to e2: 2 messages on the path" in done.stdout, done.stdout

@@ -10,20 +10,16 @@ follows parentId among these entries and stops where a parent is missing (or see
 
 from __future__ import annotations
 
-import io
 import re
 import tempfile
 from pathlib import Path
 
 import orjson
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import session_file as layer
-from entry_index import EntryIndex
 from messages import user_text
 from session import Session
-from session_file import TooLong
 
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
@@ -64,10 +60,6 @@ def expected_path(lines: list[bytes], originals: set[bytes]) -> list[str]:
             entry = orjson.loads(line)
             if entries.get(entry["id"], {"type": "damaged"})["type"] == "damaged":
                 entries[entry["id"]] = entry  # the first usable line with an id wins
-        elif (found := STAND_IN.match(line)) and found.group(1).decode() not in entries:
-            # A damaged line whose id and parent can be read: the walk goes through it.
-            parent = None if found.group(2) is None else found.group(2).decode()
-            entries[found.group(1).decode()] = {"type": "damaged", "parentId": parent}
     # The leaf is the last usable line: a later duplicate of an earlier id is not usable.
     usable_ids = []
     seen: set[str] = set()
@@ -126,69 +118,3 @@ def test_any_damage_resumes_and_keeps_the_intact_path(
             *texts,
             "after the damage",
         ]
-
-
-WRITTEN = (
-    b'{"type":"message","id":"e1","parentId":null,"message":'
-    b'{"role":"user","content":[{"type":"text","text":"a"}]}}'
-)
-
-
-LINES = st.lists(
-    st.one_of(
-        st.sampled_from(
-            [
-                WRITTEN,
-                b'{"type":"message","id":"e2","parentId":"e1","message":'
-                b'{"role":"user","content":[{"type":"text","text":"b"}]}}',
-                b'{"type":"message","id":"e3","parentId":"e2","message":5}',  # looks right, is not
-                b'{"type":"model_change","id":"e3","parentId":"e2","model":"scripted-v2"}',
-                b'{"type":"branch","id":"e4","parentId":"e1","fromId":"e3"}',
-                b'{"type":"x_kind","id":"\xc3\xa9","parentId":"e1"}',  # an id that is not ASCII
-                b'{"type":"x_kind","id":"\xff","parentId":"e1"}',  # not UTF-8
-                b'{"id":"e5","type":"x_kind","parentId":"e4"}',  # another key order
-                b'{"type":"x_kind","id":"e\\u0036","parentId":"e4"}',  # an escaped id
-                b'{"type":"header","id":"e7","parentId":null}',
-                b"",
-                b"not JSON",
-            ]
-        ),
-        st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")),
-    ),
-    max_size=12,
-)
-
-
-@settings(max_examples=200, deadline=None)
-@given(LINES, st.booleans(), st.integers(min_value=1, max_value=400), st.integers(0, 100))
-# A line over the bound that ends in the next chunk; one read past over four chunks; a
-# repeated id inside one chunk.
-@example(lines=[WRITTEN], ended=True, chunk=60, longer=0)
-@example(lines=[WRITTEN], ended=True, chunk=30, longer=0)
-@example(lines=[b"", WRITTEN, WRITTEN], ended=False, chunk=400, longer=0)
-def test_where_the_chunks_split_the_file_changes_nothing(
-    lines: list[bytes], ended: bool, chunk: int, longer: int
-) -> None:
-    """The reader indexes a chunk's lines at once; the result is the same as indexing the
-    lines of the whole file one by one, wherever a chunk ends and however long a line is."""
-    data = b"\n".join(lines) + (b"\n" if ended else b"")
-    bound = chunk + longer  # as in the reader, a chunk is never longer than the line bound
-    by_line = EntryIndex()
-    pieces = data.split(b"\n")
-    head = max(1, bound // 2)  # as in the reader, what is kept of a long line is under the bound
-    for line in pieces[:-1] if pieces[-1] == b"" else pieces:  # a last line without its \n too
-        by_line.add_line(TooLong(line[:head]) if len(line) > bound else line)
-    by_chunk = EntryIndex()
-    saved = layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES
-    layer._READ_CHUNK, layer.MAX_ENTRY_BYTES = chunk, bound
-    layer._HEAD_BYTES = head
-    try:
-        for batch in layer._line_batches(Path("x"), io.BytesIO(data)):
-            by_chunk.add_lines(batch)
-    finally:
-        layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES = saved
-    assert list(by_chunk._items.items()) == list(by_line._items.items())
-    assert by_chunk.damaged == by_line.damaged
-    assert by_chunk.ids() == by_line.ids()  # a long line's id is taken either way
-    assert list(by_chunk.items()) == list(by_line.items())  # every line parsed and checked
-    assert by_chunk.damaged == by_line.damaged

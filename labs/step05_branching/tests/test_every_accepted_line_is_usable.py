@@ -34,25 +34,3 @@ def test_a_damaged_key_costs_the_line_not_the_run(
         done = run_main("what is 2+3\n", "--continue")
         assert b"Traceback" not in done.stderr, done.stderr.decode()[-600:]
         assert done.returncode == 0, done.stderr
-
-
-def test_a_byte_order_mark_before_the_header_is_read(tmp_path: Path, run_main: RunMain) -> None:
-    """Some editors write a UTF-8 byte-order mark first; the header behind it is still one."""
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    (folder / "s.jsonl").write_bytes(b"\xef\xbb\xbf" + HEADER + HELLO)
-    done = run_main("what is 2+3\n", "--continue")
-    assert done.returncode == 0 and done.stderr == b"", done.stderr
-    assert b"resumed: 1 message restored" in done.stdout
-
-
-def test_a_session_path_too_long_for_the_system_is_refused_before_the_first_turn(
-    tmp_path: Path, run_main: RunMain
-) -> None:
-    """Each name fits, the whole path does not: refused before the user types, not after."""
-    deep = "/".join(["d" * 200] * 21)  # 21 names of 200 bytes: over PATH_MAX (4,096) in all
-    done = run_main("what is 2+3\n", "--session-dir", deep)
-    assert done.returncode == 1
-    assert done.stderr.decode().endswith(": File name too long\n")
-    assert b"you> " not in done.stdout  # refused before the user typed a line, not after
-    assert not (tmp_path / ("d" * 200)).exists()  # and no folder was left behind

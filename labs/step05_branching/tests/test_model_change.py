@@ -150,15 +150,6 @@ def test_resume_and_branch_word_a_fallback_the_same(saved: Saved, run_main: RunM
     assert note == "note: the session's model gpt-9 is not here; using scripted-v1"
 
 
-def test_a_switch_with_nothing_said_is_not_a_conversation_to_continue(run_main: RunMain) -> None:
-    """The switch is saved (the file records it), but --continue looks for messages."""
-    assert run_main("/model scripted-v2\n").returncode == 0
-    done = run_main("hello\n", "--continue")
-    assert done.returncode == 0
-    assert "holds no message; passed over" in done.stderr.decode()
-    assert "starting a new one" in done.stdout.decode()
-
-
 def test_read_session_sees_both_kinds(tmp_path: Path) -> None:
     chat = new_chat(tmp_path)
     chat.session.append_message(user_text("hello"))
@@ -187,15 +178,3 @@ def test_choosing_the_default_after_a_fallback_is_recorded(saved: Saved, run_mai
     again = run_main("/model scripted-v1\n", "--continue")
     assert again.stderr == b""  # no fallback warning: the file says scripted-v1 now
     assert b"already using scripted-v1" in again.stdout
-
-
-@pytest.mark.parametrize("name", ["模型" * 30, "❤️" * 30, "m" * 100])
-def test_a_model_change_label_fits_its_columns_whatever_the_name(name: str) -> None:
-    """Cut by characters, 34 CJK characters took 68 columns of a /tree line, and a cut could
-    fall between a heart and its variation selector."""
-    from entries import summarize
-    from messages import _fitting
-
-    text = summarize({"type": "model_change", "id": "e1", "parentId": None, "model": name}, 34).text
-    assert text.endswith("…") and _fitting(text, 34) == text
-    assert not text.removesuffix("…").endswith("❤")  # never half of a ❤️

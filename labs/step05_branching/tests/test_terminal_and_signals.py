@@ -1,25 +1,17 @@
-"""The terminal and the stop signals, through main.py as a real process.
-
-These are the two layers every step from 02 on shares (terminal.py, stop_signals.py), so this
-file is the same in every step too: it asserts only what every step says alike.
-"""
+"""The terminal, through main.py as a real process: a standard input that cannot be read is one
+line that says what was saved."""
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-import pytest
-
-from terminal import Terminal, read_line
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 MAIN = [sys.executable, str(STEP_DIR / "main.py")]
@@ -80,69 +72,6 @@ def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
     return seen
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
-def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: int) -> None:
-    """`nohup main.py` and `main.py &` ask for SIGHUP and SIGINT to be ignored: the run goes on."""
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, preexec_fn=ignoring(signum),
-    ))  # fmt: skip
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process.stdout, b"you> ", 2)  # the first turn is over
-    process.send_signal(signum)
-    time.sleep(0.3)
-    assert process.poll() is None, "the run ended on a signal it was started ignoring"
-    _, err = process.communicate(b"what is 12*8\n", timeout=60)
-    assert process.returncode == 0 and err == b""
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
-
-
-def test_a_stop_signal_ignored_at_start_stays_ignored_during_a_save(tmp_path: Path) -> None:
-    """A save holds the stop signals back; it must not take over one that was ignored."""
-    wrapper = SLOW_SAVE.format(step=str(STEP_DIR))
-    process = watched(subprocess.Popen(
-        [sys.executable, "-c", wrapper, *MAIN[1:]], cwd=tmp_path, stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignoring(signal.SIGINT),
-    ))  # fmt: skip
-    assert process.stdin is not None and process.stderr is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process.stderr, b"[saving]\n")
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(b"what is 12*8\n", timeout=60)
-    assert process.returncode == 0, err
-    assert [line for line in err.decode().splitlines() if line != "[saving]"] == []
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
-
-
-def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
-    tmp_path: Path,
-) -> None:
-    """A non-blocking pipe says "nothing yet" the way a closed one says "the end"."""
-    read_end, write_end = os.pipe()
-    os.set_blocking(read_end, False)  # as a parent (a node or asyncio program) can leave it
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    ))
-    os.close(read_end)
-
-    def type_slowly() -> None:
-        for piece in (b"hel", b"lo\n", b"what is ", b"12*8\n"):
-            time.sleep(0.3)
-            os.write(write_end, piece)
-        os.close(write_end)
-
-    typist = threading.Thread(target=type_slowly)
-    typist.start()
-    out, err = process.communicate(timeout=60)
-    typist.join()
-    assert process.returncode == 0, err
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
-    assert b"96" in out
-
-
 def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
     """Reading a terminal whose other side has closed fails with EIO: one line, what was
     saved. (The run reads the pty's controller side, where that error is certain; on the
@@ -175,19 +104,3 @@ def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path)
         "nothing to save: no session file was written\n"
     )
     assert not (tmp_path / ".sessions").exists()
-
-
-def test_a_line_cut_short_is_ended_before_what_standard_error_says() -> None:
-    """A reply that breaks off mid-stream leaves its line open; the `error:` line after it must
-    start a line of its own. A line the user typed at a terminal was ended by its Enter."""
-    screen = io.StringIO()
-    terminal = Terminal(screen)
-    terminal.write("assistant> Let me use")
-    terminal.end_line()
-    terminal.end_line()  # once: a line already ended gets no empty line
-    assert screen.getvalue() == "assistant> Let me use\n"
-
-    typed = io.BytesIO(b"hello\n")
-    assert read_line(typed, terminal, echo=False) == "hello"  # as at a terminal: no echo
-    terminal.end_line()
-    assert screen.getvalue().endswith("you> ")  # the terminal's own echo ended that line

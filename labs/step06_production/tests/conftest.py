@@ -93,3 +93,22 @@ def stop_signals_at_default() -> None:
     ignored, and (rightly) keep running. At a terminal each starts at its default."""
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+
+
+# Messages for the tool-call pairing tests: an assistant asking for calls, and one result.
+def call_message(*ids: str) -> Message:
+    calls = [{"type": "toolCall", "id": i, "name": "calc", "arguments": {}} for i in ids]
+    return {"role": "assistant", "content": calls, "stopReason": "toolUse"}  # type: ignore[typeddict-item]
+
+
+def result(call_id: str) -> Message:
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": "calc",
+        "content": [{"type": "text", "text": "1"}],
+        "isError": False,
+    }
+
+
+ANSWER: Message = {"role": "assistant", "content": [], "stopReason": "stop"}

@@ -115,19 +115,6 @@ def test_ids_and_commands_from_outside_never_reach_the_terminal_raw(tmp_path: Pa
     assert "unknown command /\\x1b[2Jboom" in done.stdout.decode()
 
 
-def test_a_tab_parts_a_command_from_its_argument(tmp_path: Path) -> None:
-    done = run(tmp_path, b"/help\textra\n/exit\tnow\nhello\n")
-    out = done.stdout.decode()
-    assert "list the commands" in out and "unknown command" not in out
-    assert "nothing to save" in out  # /exit<TAB>now ended the run before "hello"
-
-
-def test_a_tab_parts_branch_from_its_id(tmp_path: Path) -> None:
-    done = run(tmp_path, b"hello\nwhat is 12*8\n/branch\te2\n")
-    assert done.returncode == 0, done.stderr
-    assert b"moved to e2: 2 messages on the path" in done.stdout, done.stdout
-
-
 # --- Standard streams: closed, or unable to encode -----------------------------------------
 
 

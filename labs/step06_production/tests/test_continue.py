@@ -189,7 +189,8 @@ def test_unusable_files_are_passed_over_each_with_its_reason(tmp_path: Path) -> 
     os.mkfifo(fifo)  # opening it for reading would block forever
     dangling = tmp_path / "gone.jsonl"
     dangling.symlink_to(tmp_path / "nowhere.jsonl")
-    ages = [(good, 60), (future, 50), (empty, 40), (header_only, 30), (folder, 20), (fifo, 10)]
+    ages = [(good, 60), (future, 50), (empty, 40), (header_only, 30), (folder, 20)]
+    ages.append((fifo, 10))
     for path, seconds_ago in [*ages, (notes, 1)]:
         age(path, seconds_ago)
     os.utime(dangling, (1_800_000_000 - 5,) * 2, follow_symlinks=False)

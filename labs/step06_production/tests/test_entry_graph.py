@@ -6,18 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import matplotlib
 import orjson
 import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from entry_graph import columns, draw, entry_graph, network_text  # noqa: E402
+from entry_graph import entry_graph, network_text
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
-from session import Session, persist_new_messages, read_session
+from session import Session, persist_new_messages
 from tools import default_tools
 
 STEP_DIR = Path(__file__).resolve().parent.parent
@@ -40,23 +36,21 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
     assert len(text.splitlines()) == 6
 
 
-def test_restored_entries_are_marked(tmp_path: Path) -> None:
+def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None:
     session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
     messages: list[Message] = []
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hello")):
         pass
     persist_new_messages(session, messages, 0)
-    restored = {entry["id"] for entry in read_session(session.path).entries}
     resumed = Session.open(session.path)
     messages = resumed.context.messages
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hi")):
         pass
     persist_new_messages(resumed.session, messages, 2)
-    graph = entry_graph(session.path, restored)
-    assert [n for n, was in graph.nodes(data="restored") if was] == ["e1", "e2"]
+    graph = entry_graph(session.path)
     assert network_text(graph).splitlines() == [
-        "╙── ● e1 user: hello (restored)",
-        "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t… (restored)",
+        "╙── ● e1 user: hello",
+        "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t…",
         "        └─╼ ● e3 user: hi",
         "            └─╼ ● e4 assistant: Hello! I can do arithmetic with t… ← leaf",
     ]
@@ -94,39 +88,13 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
     assert ("c1", "c2") in graph.edges and ("c2", "c1") not in graph.edges
     assert ("s1", "s1") not in graph.edges  # its own parent: a root
     assert "missing" not in graph
-    fig, ax = plt.subplots()
-    draw(graph, ax)  # every node placed, including the cycle that has no root
-    plt.close(fig)
 
 
-def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) -> None:
+def test_text_from_the_file_is_shown_escaped(tmp_path: Path) -> None:
     session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
     session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
     session.append_entry("kind\x1b[2J", {})
-    graph = entry_graph(session.path)
-    assert "\x1b" not in network_text(graph)
-    fig, ax = plt.subplots()
-    draw(graph, ax)
-    fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
-    plt.close(fig)
-
-
-def test_branches_are_drawn_in_file_order_and_never_cross(tmp_path: Path) -> None:
-    """Each column lists its entries branch by branch, the first branch written on top, in
-    every run: networkx alone puts a column in set order, which changes with the hash seed."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
-    for text in ("root", "a1", "a2"):
-        session.append_message(user_text(text))
-    session.append_branch("e1")  # e4: the next entries hang under e1, through the branch
-    for text in ("b1", "b2"):
-        session.append_message(user_text(text))
-    graph = entry_graph(session.path)
-    assert columns(graph) == {0: ["e1"], 1: ["e2", "e4"], 2: ["e3", "e5"], 3: ["e6"]}
-    fig, ax = plt.subplots()
-    draw(graph, ax)
-    y = dict(zip(graph, ax.collections[0].get_offsets()[:, 1], strict=True))
-    plt.close(fig)
-    assert y["e2"] > y["e4"] and y["e3"] > y["e5"]  # the branch written first stays on top
+    assert "\x1b" not in network_text(entry_graph(session.path))
 
 
 @pytest.mark.parametrize("cycle", [False, True])
@@ -173,7 +141,7 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
 ) -> None:
     """Listed flat, each entry names the one it hangs under: an id from the file that reads
     '← leaf' must not show a second leaf there."""
-    import tree_drawing
+    import entry_graph as module
 
     session = Session.create(tmp_path, session_id="f", created_at="2026-01-01T00:00:00Z", cwd="/")
     odd = {"type": "message", "id": "e1 ← leaf ●", "parentId": None, "message": user_text("hi")}
@@ -181,7 +149,7 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
     with session.path.open("ab") as file:
         file.write(orjson.dumps(odd) + b"\n")
         file.write(orjson.dumps({**odd, "id": "e3", "parentId": "e1 ← leaf ●"}) + b"\n")
-    monkeypatch.setattr(tree_drawing, "MAX_INDENT_COLUMNS", 0)  # too deep: listed flat
+    monkeypatch.setattr(module, "MAX_INDENT_COLUMNS", 0)  # too deep: listed flat
     text = network_text(entry_graph(session.path))
     assert text.startswith("(too deep to draw") and text.count("←") == 1
 
@@ -203,18 +171,3 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
     first = text.splitlines()[0]
     assert first.startswith("╙── ") and first.endswith("e1 user: one"), text  # a root
     assert text.count("e3 user: three") == 1 and text.count("← leaf") == 1, text
-
-
-def test_the_legend_names_every_grey_node_it_draws(tmp_path: Path) -> None:
-    """A damaged line is drawn grey, as a kind this step does not know is: the legend says
-    which of the two a grey node is (before: a damaged one had no legend entry at all)."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
-    session.append_message(user_text("hello"))
-    with session.path.open("ab") as file:
-        file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user"}}\n')
-        file.write(b'{"type":"x_lab_test_kind","id":"e3","parentId":"e2"}\n')
-    fig, ax = plt.subplots()
-    draw(entry_graph(session.path), ax)
-    labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    plt.close(fig)
-    assert "damaged" in labels and "unknown kind" in labels, labels

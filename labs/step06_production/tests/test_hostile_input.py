@@ -258,7 +258,6 @@ def test_a_fifo_named_like_a_session_never_blocks_continue(tmp_path: Path) -> No
     )
 
 
-
 def test_an_empty_session_folder_name_is_one_error_line(tmp_path: Path) -> None:
     """`--session-dir ''` (an unset variable in a script) used to write into the current folder."""
     done = run(tmp_path, b"hello\n", "--session-dir", "")

@@ -81,9 +81,15 @@ def test_unusable_session_dir_is_one_error_line(tmp_path: Path) -> None:
     (tmp_path / "blocker").write_text("a file, not a folder", encoding="utf-8")
     done = run_main(tmp_path, "hello\n", "--session-dir", "blocker")
     assert done.returncode == 1
-    assert done.stderr.startswith("error: cannot create session folder blocker")
+    assert done.stderr.startswith("error: cannot create session folder blocker")  # before it
     assert len(done.stderr.splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_a_tab_parts_a_command_from_its_argument(tmp_path: Path) -> None:
+    done = run_main(tmp_path, "/help\textra\n/exit\tnow\nhello\n")
+    assert "list the commands" in done.stdout and "unknown command" not in done.stdout
+    assert "nothing to save" in done.stdout  # /exit<TAB>now ended the run before "hello"
 
 
 def test_unknown_option_is_one_error_line(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from render import render
 from tools import default_tools
 
 TOOLS = default_tools()
+
 DEEP = orjson.loads("[" * 1000 + "]" * 1000)  # orjson reads 1,024 levels; str() of it raises
 ESCAPES = "\x1b[31mred\x1b]0;title\x07\rerror: fake\x9b2J\x85\u2028\u202eevil\x00"
 

@@ -122,7 +122,9 @@ def test_the_fast_finder_finds_what_the_plain_one_finds() -> None:
     alphabet = "-+()12 .*/%ax\n\x85\u2028"
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(30)))
-        assert model._find_expression(text) == plain_find_expression(text), text
+        stretch = model._find_stretch(text)
+        found = None if stretch is None else stretch.group().strip()
+        assert found == plain_find_expression(text), text
 
 
 @pytest.mark.parametrize("text", ["", "   ", "  leading", "trailing  ", "a\n\nb", " \t\r\x00 "])
@@ -235,6 +237,6 @@ def test_a_subclass_that_skips_init_is_still_scripted_v1() -> None:
         def __init__(self) -> None:
             self.calls = 0
 
-    reply = Flaky().reply([user_text("what is 1e3*2")], ["calc"])
-    assert Flaky().name == "scripted-v1"
-    assert text_of(reply) == DECLINED["scripted-v1"].format("1e3*2")
+    reply = Flaky().reply([user_text("hello")], ["calc"])
+    assert Flaky().name == "scripted-v1" and Flaky().style is model.PLAIN
+    assert text_of(reply).startswith("Hello! I can do arithmetic")

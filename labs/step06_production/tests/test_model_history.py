@@ -232,7 +232,8 @@ def test_every_history_the_loop_builds_is_accepted(monkeypatch: pytest.MonkeyPat
     for line in ["hello", "what is 12*8", "what is 1/0", "what is 2**10000", "what was the result"]:
         for name in model.MODELS:
             list(run_turn(model.MODELS[name], TOOLS, messages, user_text(line)))
-    assert len(seen) == 2 * (5 + 3)  # one call per turn, one more after each of 3 tool calls
+    # one call per model and turn, one more after each of 3 tool calls
+    assert len(seen) == len(model.MODELS) * (5 + 3)
     assert all(history_problem(history) is None for history in seen)
     assert history_problem(messages) is None
 

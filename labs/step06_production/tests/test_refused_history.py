@@ -1,4 +1,4 @@
-"""A history a real chat API refuses never reaches the model from a file that is damaged.
+"""A history a real chat API refuses never reaches the model from a file a crash has left.
 
 A damaged line costs only itself: when its id and parent can still be read, the walk goes
 through it, and the path may then hold a tool result whose call was on that line, or a call

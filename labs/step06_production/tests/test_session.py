@@ -178,11 +178,11 @@ def test_appending_only_adds_bytes_at_the_end(tmp_path: Path) -> None:
 def test_read_session_refuses_what_is_not_a_session(tmp_path: Path) -> None:
     not_json = tmp_path / "a.jsonl"
     not_json.write_text("hello\n", encoding="utf-8")
-    with pytest.raises(UnusableSessionFile, match="not a session"):
+    with pytest.raises(UnusableSessionFile, match="not a session \\(no header line\\)"):
         read_session(not_json)
     future = tmp_path / "b.jsonl"
     future.write_text('{"type":"header","version":99,"id":"x"}\n', encoding="utf-8")
-    with pytest.raises(SessionError, match="unsupported version 99"):
+    with pytest.raises(UnusableSessionFile, match="unsupported version 99"):
         read_session(future)
 
 
@@ -190,6 +190,14 @@ def test_a_cursor_past_the_end_is_refused(tmp_path: Path) -> None:
     session = new_session(tmp_path)
     with pytest.raises(ValueError, match="cursor 3"):
         persist_new_messages(session, [user_text("one")], 3)
+    assert not session.path.exists()
+
+
+def test_append_entry_alone_sets_type_id_and_parent(tmp_path: Path) -> None:
+    session = new_session(tmp_path)
+    for clash in ({"id": "e99"}, {"parentId": None}, {"type": "message"}):
+        with pytest.raises(ValueError, match="itself"):
+            session.append_entry("x_lab_test_kind", clash)
     assert not session.path.exists()
 
 
@@ -254,6 +262,20 @@ def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> 
     session.append_message(user_text("hello"))
     first_line = session.path.read_bytes().split(b"\n")[0]
     assert b'"parentSession":"/elsewhere/parent.jsonl"' in first_line
+
+
+def test_an_entry_another_program_appended_keeps_its_id(tmp_path: Path) -> None:
+    """A script appends an entry to this run's file between two saves. Numbered from what this
+    run wrote, the next entry would repeat the script's id, and a reader keeps the first of two
+    lines with one id: this run's message would be lost."""
+    session = new_session(tmp_path)
+    session.append_message(user_text("one"))
+    theirs = {"type": "message", "id": "e2", "parentId": "e1", "message": user_text("theirs")}
+    with session.path.open("ab") as other:
+        other.write(orjson.dumps(theirs) + b"\n")
+    ours = session.append_message(user_text("two"))
+    assert ours["id"] not in ("e1", "e2") and ours["parentId"] == "e1"  # under this run's leaf
+    assert [entry["id"] for entry in read_session(session.path).entries] == ["e1", "e2", ours["id"]]
 
 
 def test_the_readers_stand_in_for_a_damaged_line_is_never_written(tmp_path: Path) -> None:

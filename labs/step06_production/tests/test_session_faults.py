@@ -93,7 +93,7 @@ def test_the_file_itself_decides_whether_the_next_line_needs_a_newline(
     saved: Saved, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a failed write left and what the file ends in at the next write can differ:
-    another run (steps 03 and 04 take no lock) may have ended the fragment, or torn a line of
+    another run (a program that takes no lock) may have ended the fragment, or torn a line of
     its own. The file decides, read at the moment of writing: never glued onto a fragment,
     and never a blank line either."""
     path = saved.path
@@ -155,7 +155,6 @@ def test_fsync_syncs_every_append_and_the_folder_when_the_file_is_created(
     synced.clear()
     Session.open(session.path, fsync=True).session.append_message(user_text("three"))
     assert synced == [file]
-
 
 
 @pytest.mark.parametrize("which", ["the file", "its folder"])

@@ -1,8 +1,5 @@
-"""The terminal and the stop signals, through main.py as a real process.
-
-These are the two layers every step from 02 on shares (terminal.py, stop_signals.py), so this
-file is the same in every step too: it asserts only what every step says alike.
-"""
+"""The terminal and the stop signals, through main.py as a real process: a standard input that
+cannot be read, or that is not blocking, and a stop signal ignored when the run started."""
 
 from __future__ import annotations
 

@@ -111,3 +111,48 @@ def stop_signals_at_default() -> None:
     ignored, and (rightly) keep running. At a terminal each starts at its default."""
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+# >> 05
+
+
+# Messages for the tool-call pairing tests: an assistant asking for calls, and one result.
+def call_message(*ids: str) -> Message:
+    calls = [{"type": "toolCall", "id": i, "name": "calc", "arguments": {}} for i in ids]
+    return {"role": "assistant", "content": calls, "stopReason": "toolUse"}  # type: ignore[typeddict-item]
+
+
+def result(call_id: str) -> Message:
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": "calc",
+        "content": [{"type": "text", "text": "1"}],
+        "isError": False,
+    }
+
+
+ANSWER: Message = {"role": "assistant", "content": [], "stopReason": "stop"}
+# <<
+# >> 02 until prod
+
+
+# main.py with calc slowed down: a turn still running when a test stops it. (From step 03 the
+# program has LAB_TOOL_DELAY for this; step 02 is slowed from outside.)
+SLOW_CALC = """
+import runpy, sys, time
+from dataclasses import replace
+sys.argv = sys.argv[1:]
+sys.path.insert(0, {step!r})
+import tools
+def slowly(arguments):
+    time.sleep({seconds})
+    return tools.calc(arguments)
+tools.default_tools = lambda: {{"calc": replace(tools.CALC, run=slowly)}}
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def main_with_slow_calc(seconds: float) -> list[str]:
+    """The command line of main.py whose every calc sleeps `seconds` first."""
+    script = SLOW_CALC.format(step=str(STEP_DIR), seconds=seconds)
+    return [sys.executable, "-c", script, str(STEP_DIR / "main.py")]
+# <<

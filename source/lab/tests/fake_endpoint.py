@@ -1,4 +1,4 @@
-# >>file 02
+# >>file prod
 """A fake OpenAI-compatible Chat Completions endpoint on 127.0.0.1, for tests and for trying
 `--model openai:NAME` without a key or a network.
 

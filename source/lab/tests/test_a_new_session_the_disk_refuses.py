@@ -1,4 +1,4 @@
-# >>file 02
+# >>file prod
 """A new session the disk refuses: a failed first save leaves no file; a read-only disk says so.
 
 The first save creates the file and writes the header with the first line in one write. When

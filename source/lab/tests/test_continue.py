@@ -10,14 +10,14 @@ import orjson
 import pytest
 from conftest import RunMain, Saved, save_conversation
 
-# >> 05
+# >> prod
 from commands import INTERRUPTED, Chat, ModelChoice
 # <<
 from loop import run_turn
-# >> 03 until 05
+# >> 03 until prod
 from messages import Message, text_of, user_text
 # <<
-# >> 05
+# >> prod
 from messages import Message, history_problem, text_of, tool_result, user_text
 # <<
 from model import ScriptedModel
@@ -58,9 +58,9 @@ def test_a_resumed_append_continues_the_chain(saved: Saved) -> None:
     entries = read_session(path).entries
     assert [e["id"] for e in entries[-2:]] == ["e7", "e8"]
     assert [e["parentId"] for e in entries[-2:]] == ["e6", "e7"]
+# >> prod
 
 
-# >> 05
 def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) -> None:
     """main.py and demo.py resume through it: the path's messages and model, the cursor at
     the end of them, and a tool call the last run never finished answered, each said by name."""
@@ -210,15 +210,28 @@ def test_unusable_files_are_passed_over_each_with_its_reason(tmp_path: Path) -> 
     notes.write_text("hello\n", encoding="utf-8")
     folder = tmp_path / "folder.jsonl"
     folder.mkdir()
+    # >> prod
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)  # opening it for reading would block forever
+    # <<
     dangling = tmp_path / "gone.jsonl"
     dangling.symlink_to(tmp_path / "nowhere.jsonl")
-    ages = [(good, 60), (future, 50), (empty, 40), (header_only, 30), (folder, 20), (fifo, 10)]
+    ages = [(good, 60), (future, 50), (empty, 40), (header_only, 30), (folder, 20)]
+    # >> prod
+    ages.append((fifo, 10))
+    # <<
     for path, seconds_ago in [*ages, (notes, 1)]:
         age(path, seconds_ago)
     os.utime(dangling, (1_800_000_000 - 5,) * 2, follow_symlinks=False)
     latest = find_latest_session(tmp_path)
+    # >> 03 until prod
+    assert latest.path == header_only  # a session, though nothing was said in it
+    assert [str(error) for error in latest.passed_over] == [
+        f"{folder}: cannot read: Is a directory",
+    ]
+    assert find_latest_session(tmp_path).path == header_only
+    # <<
+    # >> prod
     assert latest.path == good
     assert [str(error) for error in latest.passed_over] == [
         f"{dangling}: cannot read: No such file or directory",
@@ -228,6 +241,7 @@ def test_unusable_files_are_passed_over_each_with_its_reason(tmp_path: Path) -> 
         f"{empty}: not a session (empty file)",
         f"{future}: unsupported version 2 (this program reads version 1)",
     ]
+    # <<
 
 
 def test_a_missing_folder_has_no_session_and_is_no_error(tmp_path: Path) -> None:
@@ -235,7 +249,12 @@ def test_a_missing_folder_has_no_session_and_is_no_error(tmp_path: Path) -> None
 
 
 def test_a_folder_that_cannot_be_listed_is_an_error_not_an_empty_folder(tmp_path: Path) -> None:
+    # >> 03 until prod
+    with pytest.raises(SessionError, match="Not a directory"):
+    # <<
+    # >> prod
     with pytest.raises(SessionError, match="not a folder"):
+    # <<
         find_latest_session(save_conversation(tmp_path, "s", ["hello"]).path)
     with pytest.raises(SessionError, match="File name too long"):
         find_latest_session(tmp_path / ("x" * 300))
@@ -267,7 +286,7 @@ def test_main_warns_about_a_newer_unusable_file_and_resumes_the_good_one(
     assert future.read_bytes() == b'{"type":"header","version":2,"id":"newer","cwd":"/"}\n'
     header = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
     assert header["id"] == "first"
-# >> 05
+# >> prod
 
 
 def test_a_call_whose_id_repeats_is_repaired_as_often_as_it_lacks_a_result(

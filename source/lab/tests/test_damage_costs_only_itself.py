@@ -1,4 +1,4 @@
-# >>file 03
+# >>file prod
 """A damaged line costs only itself, and nothing in a file can pass for the reader's own.
 
 Found by attacking the reader that walks through damaged lines: each case below once went

@@ -11,20 +11,33 @@ follows parentId among these entries and stops where a parent is missing (or see
 
 from __future__ import annotations
 
+# >> prod
 import io
+# <<
 import re
 import tempfile
 from pathlib import Path
 
 import orjson
+# >> 05 until prod
+from hypothesis import given, settings
+# <<
+# >> prod
 from hypothesis import example, given, settings
+# <<
 from hypothesis import strategies as st
 
+# >> prod
 import session_file as layer
+# <<
+# >> prod
 from entry_index import EntryIndex
+# <<
 from messages import user_text
 from session import Session
+# >> prod
 from session_file import TooLong
+# <<
 
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
@@ -65,10 +78,12 @@ def expected_path(lines: list[bytes], originals: set[bytes]) -> list[str]:
             entry = orjson.loads(line)
             if entries.get(entry["id"], {"type": "damaged"})["type"] == "damaged":
                 entries[entry["id"]] = entry  # the first usable line with an id wins
+        # >> prod
         elif (found := STAND_IN.match(line)) and found.group(1).decode() not in entries:
             # A damaged line whose id and parent can be read: the walk goes through it.
             parent = None if found.group(2) is None else found.group(2).decode()
             entries[found.group(1).decode()] = {"type": "damaged", "parentId": parent}
+        # <<
     # The leaf is the last usable line: a later duplicate of an earlier id is not usable.
     usable_ids = []
     seen: set[str] = set()
@@ -127,6 +142,7 @@ def test_any_damage_resumes_and_keeps_the_intact_path(
             *texts,
             "after the damage",
         ]
+# >> prod
 
 
 WRITTEN = (
@@ -193,3 +209,4 @@ def test_where_the_chunks_split_the_file_changes_nothing(
     assert by_chunk.ids() == by_line.ids()  # a long line's id is taken either way
     assert list(by_chunk.items()) == list(by_line.items())  # every line parsed and checked
     assert by_chunk.damaged == by_line.damaged
+# <<

@@ -1,4 +1,4 @@
-# >>file 05
+# >>file prod
 """Durability against real faults, each one done to a real process: a SIGKILL in a long tool
 call, the interrupted call answered on resume (and never run again), two runs on one session,
 Ctrl-C and SIGTERM, a write cut short by a file size limit, and fsync.
@@ -22,13 +22,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import Saved, stop_signals_at_default
+from conftest import Saved, call_message, result, stop_signals_at_default
 
 import main
-from commands import INTERRUPTED, Chat, run_command
-from entries import build_context
+from commands import INTERRUPTED, Chat
 from loop import MessageEnd, run_turn
-from messages import Message, tool_calls, unanswered_calls, user_text
+from messages import tool_calls, user_text
 from model import ScriptedModel
 from session import Session, read_session
 from tools import default_tools
@@ -181,41 +180,6 @@ def test_a_sigkill_during_a_long_tool_call_keeps_the_question_and_the_call(
 # --- 2. An interrupted tool call is answered on resume, never run again -------------------
 
 
-def call_message(*ids: str) -> Message:
-    calls = [{"type": "toolCall", "id": i, "name": "calc", "arguments": {}} for i in ids]
-    return {"role": "assistant", "content": calls, "stopReason": "toolUse"}  # type: ignore[typeddict-item]
-
-
-def result(call_id: str) -> Message:
-    return {
-        "role": "toolResult",
-        "toolCallId": call_id,
-        "toolName": "calc",
-        "content": [{"type": "text", "text": "1"}],
-        "isError": False,
-    }
-
-
-ANSWER: Message = {"role": "assistant", "content": [], "stopReason": "stop"}
-
-
-@pytest.mark.parametrize(
-    ("messages", "unanswered"),
-    [
-        ([], []),
-        ([user_text("hi")], []),
-        ([user_text("hi"), ANSWER], []),
-        ([user_text("hi"), call_message("a")], ["a"]),
-        ([user_text("hi"), call_message("a", "b"), result("a")], ["b"]),
-        ([user_text("hi"), call_message("a", "b"), result("b"), result("a")], []),
-        ([call_message("a"), result("a"), ANSWER], []),
-        ([call_message("a"), ANSWER, call_message("c")], ["c"]),
-    ],
-)
-def test_unanswered_calls_are_those_of_the_last_assistant_message(
-    messages: list[Message], unanswered: list[str]
-) -> None:
-    assert [call["id"] for call in unanswered_calls(messages)] == unanswered
 
 
 def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> None:
@@ -242,32 +206,6 @@ def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> 
     assert INTERRUPTED == (
         "interrupted: the program stopped before this tool call finished; it was not run again"
     )
-
-
-def test_branch_never_lands_where_the_next_message_follows_an_unanswered_call(
-    tmp_path: Path,
-) -> None:
-    """/branch refuses a tool call, and now also any entry whose path ends in one (here a
-    model switch recorded right after a call, as an older program could leave it). It does
-    not answer the call as interrupted: that call was not interrupted, its result is on
-    another branch."""
-    session = Session.create(tmp_path, session_id="b", created_at="2026-01-01T00:00:00Z", cwd="/")
-    session.append_message(user_text("what is 1+1"))  # e1
-    session.append_message(call_message("a"))  # e2
-    session.append_model_change("scripted-v2")  # e3: under the call
-    session.append_branch("e2")  # e4: hand-made, as if by an older program
-    session.append_message(result("a"))  # e5
-    chat = Chat(session, [], cursor=0)
-    chat.follow(build_context(session.entries, session.leaf_id))
-    before = session.path.read_bytes()
-    assert run_command(chat, "/branch e2").lines == [
-        "e2 is a tool call; branch to the entry before it or to its result"
-    ]
-    assert run_command(chat, "/branch e3").lines == [
-        "e3 follows a tool call that has no result; branch before the call"
-    ]
-    assert session.path.read_bytes() == before and session.leaf_id == "e5"
-    assert run_command(chat, "/branch e1").lines[0].startswith("moved to e1")
 
 
 def test_a_killed_tool_call_is_answered_on_resume_and_never_run_again(tmp_path: Path) -> None:

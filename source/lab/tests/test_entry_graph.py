@@ -3,38 +3,24 @@
 
 from __future__ import annotations
 
-# >> 05
+# >> prod
 import subprocess
 import sys
 # <<
 from pathlib import Path
 
-import matplotlib
-# >> 05
+# >> prod
 import orjson
 import pytest
-# <<
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-# >> 02 until 03
-from entry_graph import draw, entry_graph, network_text  # noqa: E402
 # <<
-# >> 03
-from entry_graph import columns, draw, entry_graph, network_text  # noqa: E402
-# <<
+from entry_graph import entry_graph, network_text
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
-# >> 02 until 03
 from session import Session, persist_new_messages
-# <<
-# >> 03
-from session import Session, persist_new_messages, read_session
-# <<
 from tools import default_tools
-# >> 05
+# >> prod
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 # <<
@@ -60,37 +46,37 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
     # <<
     assert "e5 toolResult: 96" in text
     assert len(text.splitlines()) == 6
-
-
 # >> 02 until 03
+
+
 def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
 # <<
 # >> 03
-def test_restored_entries_are_marked(tmp_path: Path) -> None:
+
+
+def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None:
     session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
     messages: list[Message] = []
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hello")):
         pass
     persist_new_messages(session, messages, 0)
-    restored = {entry["id"] for entry in read_session(session.path).entries}
     resumed = Session.open(session.path)
     messages = resumed.context.messages
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hi")):
         pass
     persist_new_messages(resumed.session, messages, 2)
-    graph = entry_graph(session.path, restored)
-    assert [n for n, was in graph.nodes(data="restored") if was] == ["e1", "e2"]
+    graph = entry_graph(session.path)
     assert network_text(graph).splitlines() == [
 # <<
         # >> 03 until 05
-        "╙── e1 user: hello (restored)",
-        "    └─╼ e2 assistant: Hello! I can do arithmetic with t… (restored)",
+        "╙── e1 user: hello",
+        "    └─╼ e2 assistant: Hello! I can do arithmetic with t…",
         "        └─╼ e3 user: hi",
         "            └─╼ e4 assistant: Hello! I can do arithmetic with t… ← leaf",
         # <<
         # >> 05
-        "╙── ● e1 user: hello (restored)",
-        "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t… (restored)",
+        "╙── ● e1 user: hello",
+        "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t…",
         "        └─╼ ● e3 user: hi",
         "            └─╼ ● e4 assistant: Hello! I can do arithmetic with t… ← leaf",
         # <<
@@ -142,61 +128,21 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
     graph = entry_graph(session.path)
     assert graph.graph["leaf"] == "e3"
     assert {n for n, on in graph.nodes(data="on_path") if on} == {"e1", "e3"}
+    # >> prod
     # A cycle off the path is cut open above its first entry in the file: drawn once, as a tree.
     assert ("c1", "c2") in graph.edges and ("c2", "c1") not in graph.edges
     assert ("s1", "s1") not in graph.edges  # its own parent: a root
+    # <<
     assert "missing" not in graph
-    fig, ax = plt.subplots()
-    draw(graph, ax)  # every node placed, including the cycle that has no root
-    plt.close(fig)
 # <<
+# >> prod
 
 
-def test_text_that_looks_like_tex_or_escapes_is_drawn_as_text(tmp_path: Path) -> None:
+def test_text_from_the_file_is_shown_escaped(tmp_path: Path) -> None:
     session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
     session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
     session.append_entry("kind\x1b[2J", {})
-    graph = entry_graph(session.path)
-    assert "\x1b" not in network_text(graph)
-    fig, ax = plt.subplots()
-    draw(graph, ax)
-    fig.savefig(tmp_path / "graph.png")  # mathtext would raise on $\x$
-    plt.close(fig)
-
-
-# >> 03
-def test_branches_are_drawn_in_file_order_and_never_cross(tmp_path: Path) -> None:
-    """Each column lists its entries branch by branch, the first branch written on top, in
-    every run: networkx alone puts a column in set order, which changes with the hash seed."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
-    for text in ("root", "a1", "a2"):
-        session.append_message(user_text(text))
-# <<
-    # >> 03 until 05
-    session.leaf_id = "e1"  # what step 05's /branch will do: hang the next entry under e1
-    # <<
-    # >> 05
-    session.append_branch("e1")  # e4: the next entries hang under e1, through the branch
-    # <<
-    # >> 03
-    for text in ("b1", "b2"):
-        session.append_message(user_text(text))
-    graph = entry_graph(session.path)
-    # <<
-    # >> 03 until 05
-    assert columns(graph) == {0: ["e1"], 1: ["e2", "e4"], 2: ["e3", "e5"]}
-    # <<
-    # >> 05
-    assert columns(graph) == {0: ["e1"], 1: ["e2", "e4"], 2: ["e3", "e5"], 3: ["e6"]}
-    # <<
-    # >> 03
-    fig, ax = plt.subplots()
-    draw(graph, ax)
-    y = dict(zip(graph, ax.collections[0].get_offsets()[:, 1], strict=True))
-    plt.close(fig)
-    assert y["e2"] > y["e4"] and y["e3"] > y["e5"]  # the branch written first stays on top
-    # <<
-# >> 05
+    assert "\x1b" not in network_text(entry_graph(session.path))
 
 
 @pytest.mark.parametrize("cycle", [False, True])
@@ -222,11 +168,8 @@ def test_tree_of_a_deep_session_is_listed_flat_in_time(tmp_path: Path, cycle: bo
     assert f"(too deep to draw: {count:,} entries, each with the one it hangs under)" in out
     assert f"● e{count} user: x ← leaf (under e{count - 1})" in out
     assert len(out) < 100 * count
-# <<
-# >> 03
 
 
-# <<
 def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
     """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
     a second leaf, or an entry look on the path that is not."""
@@ -239,7 +182,6 @@ def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> 
         label.startswith(("● ", "○ ")) for label in labels
     )
     assert "hello <- leaf" in labels[0]
-# >> 05
 
 
 def test_a_tree_listed_flat_cannot_fake_the_marks_either(
@@ -247,7 +189,7 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
 ) -> None:
     """Listed flat, each entry names the one it hangs under: an id from the file that reads
     '← leaf' must not show a second leaf there."""
-    import tree_drawing
+    import entry_graph as module
 
     session = Session.create(tmp_path, session_id="f", created_at="2026-01-01T00:00:00Z", cwd="/")
     odd = {"type": "message", "id": "e1 ← leaf ●", "parentId": None, "message": user_text("hi")}
@@ -255,11 +197,9 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
     with session.path.open("ab") as file:
         file.write(orjson.dumps(odd) + b"\n")
         file.write(orjson.dumps({**odd, "id": "e3", "parentId": "e1 ← leaf ●"}) + b"\n")
-    monkeypatch.setattr(tree_drawing, "MAX_INDENT_COLUMNS", 0)  # too deep: listed flat
+    monkeypatch.setattr(module, "MAX_INDENT_COLUMNS", 0)  # too deep: listed flat
     text = network_text(entry_graph(session.path))
     assert text.startswith("(too deep to draw") and text.count("←") == 1
-# <<
-# >> 03
 
 
 def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
@@ -280,18 +220,4 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
     assert first.startswith("╙── ") and first.endswith("e1 user: one"), text  # a root
     assert text.count("e3 user: three") == 1 and text.count("← leaf") == 1, text
 
-
-def test_the_legend_names_every_grey_node_it_draws(tmp_path: Path) -> None:
-    """A damaged line is drawn grey, as a kind this step does not know is: the legend says
-    which of the two a grey node is (before: a damaged one had no legend entry at all)."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
-    session.append_message(user_text("hello"))
-    with session.path.open("ab") as file:
-        file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user"}}\n')
-        file.write(b'{"type":"x_lab_test_kind","id":"e3","parentId":"e2"}\n')
-    fig, ax = plt.subplots()
-    draw(entry_graph(session.path), ax)
-    labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    plt.close(fig)
-    assert "damaged" in labels and "unknown kind" in labels, labels
 # <<

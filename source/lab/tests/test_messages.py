@@ -14,30 +14,43 @@ is one a real API refuses, and so does the scripted model: in one short printabl
 
 from __future__ import annotations
 
+# >> prod
 import io
 import time
 
+# <<
 import orjson
 import pytest
 
+# >> prod
 from loop import run_turn
+# <<
 from messages import (
     Message,
+    # >> 05
     assistant_message,
+    # <<
     history_problem,
     preview,
+    # >> prod
     printable,
     text_of,
+    # <<
     tool_calls,
     tool_result,
+    # >> 05
     unanswered_calls,
+    # <<
     user_text,
 )
+# >> prod
 from model import Done, HistoryRefused, ScriptedModel, TextDelta
 from render import render
 from tools import default_tools
 
 TOOLS = default_tools()
+# <<
+
 DEEP = orjson.loads("[" * 1000 + "]" * 1000)  # orjson reads 1,024 levels; str() of it raises
 ESCAPES = "\x1b[31mred\x1b]0;title\x07\rerror: fake\x9b2J\x85\u2028\u202eevil\x00"
 
@@ -101,6 +114,7 @@ def as_file_holds_it(message: Message) -> Message:
     if message is VALID_BUT_HOSTILE["expression nested 1000 deep"]:
         return message  # orjson writes only 254 levels, but reads this one
     return orjson.loads(orjson.dumps(message))
+# >> prod
 
 
 def histories(message: Message) -> list[list[Message]]:
@@ -114,6 +128,7 @@ def histories(message: Message) -> list[list[Message]]:
         [restored, *after, user_text("what was the result")],
         [restored, *after],
     ]
+# <<
 
 
 CASES = list(VALID_BUT_HOSTILE)
@@ -124,6 +139,7 @@ def answered(message: Message) -> list[Message]:
     (a toolResult alone answers nothing, so it stays refused)."""
     restored = as_file_holds_it(message)
     return [restored, *(tool_result(c, "42") for c in tool_calls(restored))]  # type: ignore[arg-type]
+# >> prod
 
 
 def assert_refused_in_one_line(history: list[Message], problem: str) -> None:
@@ -151,6 +167,7 @@ def test_the_model_answers_after_any_valid_message_or_refuses_as_an_api_does(cas
         assert streamed == text_of(done.message)
         ids = [c["id"] for m in history for c in tool_calls(m)]
         assert not {c["id"] for c in tool_calls(done.message)} & set(ids)  # a new call, a new id
+# <<
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -160,6 +177,7 @@ def test_a_history_with_its_tool_calls_answered_is_accepted(case: str) -> None:
         assert history_problem(history) is not None  # a result for a call nobody made
     else:
         assert history_problem(history) is None
+# >> prod
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -186,6 +204,7 @@ def test_preview_is_one_short_printable_line(case: str) -> None:
         line = preview(message, width)
         assert len(line) <= width
         assert printable(line) == line  # no control character, no line break
+# <<
 
 
 def test_preview_of_ordinary_messages_is_unchanged() -> None:
@@ -195,6 +214,7 @@ def test_preview_of_ordinary_messages_is_unchanged() -> None:
     assert preview(assistant(call({"expression": "12*8"}), text="Let me calculate that.")) == (
         "Let me calculate that. calc(12*8)"
     )
+# >> prod
 
 
 def test_preview_reads_only_the_words_it_shows() -> None:
@@ -202,6 +222,8 @@ def test_preview_reads_only_the_words_it_shows() -> None:
     started = time.perf_counter()
     assert preview(message) == "word " * 7 + "word…"
     assert time.perf_counter() - started < 0.1
+# <<
+# >> 05
 
 
 def test_a_call_followed_by_a_users_line_is_not_at_the_end() -> None:
@@ -211,6 +233,8 @@ def test_a_call_followed_by_a_users_line_is_not_at_the_end() -> None:
     asked = assistant_message("Let me calculate that.", [call])  # type: ignore[list-item]
     assert [c["id"] for c in unanswered_calls([user_text("q"), asked])] == ["call_1"]
     assert unanswered_calls([user_text("q"), asked, user_text("hello")]) == []
+# <<
+# >> prod
 
 
 def test_a_preview_is_cut_by_the_columns_it_takes_never_inside_a_character() -> None:
@@ -230,3 +254,4 @@ def test_a_preview_counts_a_column_for_each_character_that_takes_one() -> None:
     emoji (a CJK character after U+200D takes its two columns)."""
     assert preview(user_text("^" * 300), 40) == "^" * 39 + "…"
     assert preview(user_text("a" + "\u200d漢" * 200), 9) == "a\u200d漢\u200d漢\u200d漢\u200d…"
+# <<

@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+# >> prod
 import random
 import re
 import time
 
+# <<
 import pytest
 
 import model
+# >> prod
 from loop import run_turn
+# <<
 from messages import Message, assistant_message, text_of, tool_calls, tool_result, user_text
 from model import Done, ScriptedModel, TextDelta, ToolCallEvent
 from tools import default_tools
@@ -84,6 +88,7 @@ def test_tool_call_ids_are_unique_in_a_conversation() -> None:
         history.append(tool_result(tool_calls(reply)[0], "x"))
     ids = [call["id"] for message in history for call in tool_calls(message)]
     assert ids == ["call_1", "call_2"]
+# >> prod
 
 
 # --- Hostile input: every answer in linear time -------------------------------------------
@@ -123,7 +128,10 @@ def test_the_fast_finder_finds_what_the_plain_one_finds() -> None:
     alphabet = "-+()12 .*/%ax\n\x85\u2028"
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(30)))
-        assert model._find_expression(text) == plain_find_expression(text), text
+        stretch = model._find_stretch(text)
+        found = None if stretch is None else stretch.group().strip()
+        assert found == plain_find_expression(text), text
+# <<
 
 
 @pytest.mark.parametrize("text", ["", "   ", "  leading", "trailing  ", "a\n\nb", " \t\r\x00 "])
@@ -150,6 +158,7 @@ def test_an_empty_history_gets_an_answer() -> None:
 
 
 # --- The whole expression, or none of it ---------------------------------------------------
+# >> prod
 
 # The word calc cannot read, as the reply quotes it: never a piece ("1e3*2" is not "3*2").
 UNREADABLE = {
@@ -168,6 +177,7 @@ UNREADABLE = {
     "what is 2*3²": "2*3²",
     "what is 1e3*2 and 3*4": "1e3*2",  # the first expression decides; no skipping to the next
 }
+# <<
 # Sentences around plain arithmetic: the expression calc is asked, exactly.
 READABLE = {
     "what is 12*8": "12*8",
@@ -184,6 +194,7 @@ READABLE = {
     "what is 2**10 and 3*4": "2**10",
     "hello\nwhat is 1.5*2\n": "1.5*2",
 }
+# >> prod
 DECLINED = {
     "scripted-v1": "I can only calculate plain arithmetic like 12*8; I cannot read {}.",
     "scripted-v2": "Plain arithmetic only (e.g. 12*8); cannot read {}.",
@@ -196,6 +207,7 @@ def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> 
     reply = model.MODELS[name].reply([user_text(text)], ["calc"])
     assert text_of(reply) == DECLINED[name].format(UNREADABLE[text])
     assert reply["stopReason"] == "stop" and not tool_calls(reply)
+# <<
 
 
 @pytest.mark.parametrize("text", list(READABLE))
@@ -203,6 +215,7 @@ def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> 
 def test_plain_arithmetic_in_a_sentence_is_calculated_whole(name: str, text: str) -> None:
     [call] = tool_calls(model.MODELS[name].reply([user_text(text)], ["calc"]))
     assert call["arguments"] == {"expression": READABLE[text]}
+# >> prod
 
 
 def test_a_declined_expression_runs_no_tool() -> None:
@@ -229,6 +242,7 @@ def test_a_long_run_is_read_or_declined_at_once(text: str) -> None:
     done = events[-1]
     assert isinstance(done, Done)
     assert len(text_of(done.message)) < 200  # what it quotes back is cut short
+# <<
 
 
 def test_a_subclass_that_skips_init_is_still_scripted_v1() -> None:
@@ -236,6 +250,6 @@ def test_a_subclass_that_skips_init_is_still_scripted_v1() -> None:
         def __init__(self) -> None:
             self.calls = 0
 
-    reply = Flaky().reply([user_text("what is 1e3*2")], ["calc"])
-    assert Flaky().name == "scripted-v1"
-    assert text_of(reply) == DECLINED["scripted-v1"].format("1e3*2")
+    reply = Flaky().reply([user_text("hello")], ["calc"])
+    assert Flaky().name == "scripted-v1" and Flaky().style is model.PLAIN
+    assert text_of(reply).startswith("Hello! I can do arithmetic")

@@ -153,6 +153,7 @@ def test_resume_and_branch_word_a_fallback_the_same(saved: Saved, run_main: RunM
 
 
 # <<
+# >> prod
 def test_a_switch_with_nothing_said_is_not_a_conversation_to_continue(run_main: RunMain) -> None:
     """The switch is saved (the file records it), but --continue looks for messages."""
     assert run_main("/model scripted-v2\n").returncode == 0
@@ -160,6 +161,7 @@ def test_a_switch_with_nothing_said_is_not_a_conversation_to_continue(run_main: 
     assert done.returncode == 0
     assert "holds no message; passed over" in done.stderr.decode()
     assert "starting a new one" in done.stdout.decode()
+# <<
 
 
 def test_read_session_sees_both_kinds(tmp_path: Path) -> None:
@@ -215,6 +217,9 @@ def test_the_last_line_counts_a_switch_as_an_entry_not_a_message(run_main: RunMa
 
 
 # <<
+# >> prod
+
+
 @pytest.mark.parametrize("name", ["模型" * 30, "❤️" * 30, "m" * 100])
 def test_a_model_change_label_fits_its_columns_whatever_the_name(name: str) -> None:
     """Cut by characters, 34 CJK characters took 68 columns of a /tree line, and a cut could
@@ -225,3 +230,4 @@ def test_a_model_change_label_fits_its_columns_whatever_the_name(name: str) -> N
     text = summarize({"type": "model_change", "id": "e1", "parentId": None, "model": name}, 34).text
     assert text.endswith("…") and _fitting(text, 34) == text
     assert not text.removesuffix("…").endswith("❤")  # never half of a ❤️
+# <<

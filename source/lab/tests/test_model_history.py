@@ -27,7 +27,9 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
+    # >> prod
     printable,
+    # <<
     tool_result,
     user_text,
 )
@@ -193,6 +195,7 @@ def test_a_good_history_is_accepted(case: str) -> None:
     assert history_problem(history) is None
     events = list(ScriptedModel().stream(history, list(TOOLS.values())))
     assert isinstance(events[-1], Done)
+# >> prod
 
 
 def test_ids_from_a_file_are_named_on_one_short_printable_line() -> None:
@@ -204,6 +207,7 @@ def test_ids_from_a_file_are_named_on_one_short_printable_line() -> None:
     assert problem.endswith(" and 995 more")
     orphan = history_problem([tool_result(hostile[0], "x")])
     assert orphan is not None and printable(orphan) == orphan and len(orphan) < 300
+# <<
 
 
 def test_a_long_history_is_checked_in_linear_time() -> None:
@@ -238,7 +242,8 @@ def test_every_history_the_loop_builds_is_accepted(monkeypatch: pytest.MonkeyPat
     for line in ["hello", "what is 12*8", "what is 1/0", "what is 2**10000", "what was the result"]:
         for name in model.MODELS:
             list(run_turn(model.MODELS[name], TOOLS, messages, user_text(line)))
-    assert len(seen) == 2 * (5 + 3)  # one call per turn, one more after each of 3 tool calls
+    # one call per model and turn, one more after each of 3 tool calls
+    assert len(seen) == len(model.MODELS) * (5 + 3)
     assert all(history_problem(history) is None for history in seen)
     assert history_problem(messages) is None
 
@@ -280,9 +285,9 @@ def test_the_loop_lets_a_refusal_through() -> None:
     with pytest.raises(HistoryRefused, match="did not have response messages: call_1$"):
         list(run_turn(ScriptedModel(), TOOLS, messages, user_text("what was the result")))
     assert messages[-1] == user_text("what was the result")  # the prompt is in the list, only it
-
-
 # >> 02 until prod
+
+
 def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = checked_stream(monkeypatch)
     spec = importlib.util.spec_from_file_location("step_demo", STEP_DIR / "demo.py")
@@ -293,9 +298,10 @@ def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPat
         demo.main()
     assert out.getvalue() == (STEP_DIR / "expected-output.txt").read_text(encoding="utf-8")
     assert seen and all(history_problem(history) is None for history in seen)
-
-
 # <<
+# >> 04
+
+
 @pytest.mark.parametrize(
     ("value", "kind"), [(None, "null"), ("hi", "a string"), ([], "an array"), (7, "a number")]
 )
@@ -306,3 +312,4 @@ def test_a_value_that_is_not_a_message_is_refused_not_crashed_on(value: object, 
     assert history_problem(history) == (  # type: ignore[arg-type]
         f"Invalid type for 'messages[1]': expected an object, but got {kind} instead."
     )
+# <<

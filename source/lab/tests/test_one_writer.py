@@ -1,4 +1,4 @@
-# >>file 03 until 05
+# >>file prod
 """Two runs never write into one session at once: the second `--continue` is refused in one
 line and writes nothing, and a dead holder never locks the session (the kernel lets go)."""
 

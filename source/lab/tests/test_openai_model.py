@@ -1,4 +1,4 @@
-# >>file 02
+# >>file prod
 """`--model openai:NAME` against the fake Chat Completions endpoint of `fake_endpoint.py`,
 which each test starts on 127.0.0.1; no other address is ever used.
 

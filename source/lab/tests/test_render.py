@@ -1,4 +1,4 @@
-# >>file 02
+# >>file prod
 """What reaches the terminal is only ever displayed: text from a model, a tool or a file cannot
 recolour it, move its cursor or print a line that looks like the program's own."""
 

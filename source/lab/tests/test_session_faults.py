@@ -1,13 +1,21 @@
-# >>file 05
+# >>file 03
+# >> 03 until prod
+"""The session's own defence, in one process: a write cut short must never glue the next line
+onto its fragment."""
+# <<
+# >> prod
 """The session's own defences, in one process: the lock on the file while a run writes, a
 write cut short that must never glue the next line onto its fragment, and fsync. Real
 processes meet the same faults in test_durability.py."""
+# <<
 
 from __future__ import annotations
 
 import errno
 import os
+# >> prod
 import stat
+# <<
 from pathlib import Path
 
 import orjson
@@ -16,11 +24,17 @@ from conftest import Saved
 
 import session_file as session_module
 from messages import user_text
+# >> 03 until prod
+from session import Session, SessionError, read_session
+# <<
+# >> prod
 from session import Session, SessionError, SessionInUse, read_session
+# <<
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 
 
+# >> prod
 # --- One writer: the lock ----------------------------------------------------------------
 
 
@@ -47,6 +61,7 @@ def test_create_with_lock_locks_the_file_when_it_is_created(tmp_path: Path) -> N
     with pytest.raises(SessionInUse):
         Session.open(session.path, lock=True)
     session.close()
+# <<
 
 
 # --- A write cut short -------------------------------------------------------------------
@@ -94,7 +109,7 @@ def test_the_file_itself_decides_whether_the_next_line_needs_a_newline(
     saved: Saved, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a failed write left and what the file ends in at the next write can differ:
-    another run (steps 03 and 04 take no lock) may have ended the fragment, or torn a line of
+    another run (a program that takes no lock) may have ended the fragment, or torn a line of
     its own. The file decides, read at the moment of writing: never glued onto a fragment,
     and never a blank line either."""
     path = saved.path
@@ -125,6 +140,7 @@ def test_the_file_itself_decides_whether_the_next_line_needs_a_newline(
     assert read_session(path).skipped == 2
 
 
+# >> prod
 # --- fsync, off by default ----------------------------------------------------------------
 
 
@@ -203,3 +219,4 @@ def test_a_line_being_written_when_this_run_opened_never_lends_its_id(saved: Sav
     again = Session.open(saved.path)
     assert again.context.messages[-1] == user_text("this run's question")
     assert again.context.messages[:-1] == saved.messages  # ours hangs under e6, not under theirs
+# <<

@@ -1,26 +1,35 @@
 # >>file 02
-"""The terminal and the stop signals, through main.py as a real process.
-
-These are the two layers every step from 02 on shares (terminal.py, stop_signals.py), so this
-file is the same in every step too: it asserts only what every step says alike.
-"""
+# >> 02 until prod
+"""The terminal, through main.py as a real process: a standard input that cannot be read is one
+line that says what was saved."""
+# <<
+# >> prod
+"""The terminal and the stop signals, through main.py as a real process: a standard input that
+cannot be read, or that is not blocking, and a stop signal ignored when the run started."""
+# <<
 
 from __future__ import annotations
 
+# >> prod
 import io
+# <<
 import os
 import signal
 import subprocess
 import sys
 import threading
+# >> prod
 import time
+# <<
 from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+# >> prod
 import pytest
 
 from terminal import Terminal, read_line
+# <<
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 MAIN = [sys.executable, str(STEP_DIR / "main.py")]
@@ -79,6 +88,7 @@ def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
         assert byte, f"the process ended before {marker!r}: {seen[-300:]!r}"
         seen += byte
     return seen
+# >> prod
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
@@ -142,6 +152,7 @@ def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
     assert process.returncode == 0, err
     assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
     assert b"96" in out
+# <<
 
 
 def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
@@ -176,6 +187,7 @@ def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path)
         "nothing to save: no session file was written\n"
     )
     assert not (tmp_path / ".sessions").exists()
+# >> prod
 
 
 def test_a_line_cut_short_is_ended_before_what_standard_error_says() -> None:
@@ -192,3 +204,4 @@ def test_a_line_cut_short_is_ended_before_what_standard_error_says() -> None:
     assert read_line(typed, terminal, echo=False) == "hello"  # as at a terminal: no echo
     terminal.end_line()
     assert screen.getvalue().endswith("you> ")  # the terminal's own echo ended that line
+# <<

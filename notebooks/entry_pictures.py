@@ -1,83 +1,35 @@
-# >>file 02
-"""How a graph of entries is shown: as indented text, and as a picture.
+"""The picture of a session's entry tree, for the notebooks (labtools re-exports `draw`).
 
-A layer, the same in every step from 02: it draws whatever graph a step's entry_graph.py
-builds, from the node attributes that module sets (`kind`, `text`, `label`, `on_path`, `leaf`,
-`restored`, `known`) and the colours it names (`graph.graph["colours"]`). What an entry is, and
-which ones are the conversation, is the step's to say; this module only shows it.
+A step's `entry_graph.py` builds the graph (which entries there are, which are the
+conversation, how each is labelled) and names its colours; this module only draws it, with
+networkx and matplotlib, left to right from the first entry. It reads the node attributes every
+step sets (`kind`, `text`, `leaf`, `known`, and from step 03 on `on_path`), so the same
+picture serves every step. A program never draws: it prints `network_text`.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from messages import printable
-
-if TYPE_CHECKING:  # matplotlib is imported by whoever draws, not by a program that prints text
+if TYPE_CHECKING:  # matplotlib is imported by the notebook that draws
     from matplotlib.axes import Axes
 
 UNKNOWN_COLOUR = "#dddddd"  # a kind the step does not know
 LEAF_COLOUR = "#d62828"
-# How many columns of indentation a drawing may take in all: about 1 MB of text.
-MAX_INDENT_COLUMNS = 1_000_000
+# What could move the cursor or start a line, shown escaped in a picture too: control and
+# bidirectional characters (a step before the production one shows the file's text as it is).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
-def network_text(graph: nx.DiGraph) -> str:
-    """The graph as indented text, one entry per line (what nbval compares).
-
-    Stop here: each entry is drawn 4 columns right of its parent, so a conversation of n
-    entries takes about 2n² characters: 8 MB at 2,000 entries, and a tree of 20,000 never
-    finishes. A tree that deep is listed flat instead, one line per entry naming its parent:
-    the same labels and ids, in text that grows with the number of entries.
-    """
-    if 4 * _total_depth(graph) > MAX_INDENT_COLUMNS:
-        lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
-        for node, label in graph.nodes(data="label"):
-            parents = [unmarked(printable(parent)) for parent in graph.predecessors(node)]
-            lines.append(f"{label} (under {parents[0] if parents else '-'})")
-        return "\n".join(lines)
-    lines: list[str] = []
-    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
-    return "\n".join(lines)
-
-
-
-def without_cycles(graph: nx.DiGraph) -> nx.DiGraph:
-    """`graph` with each parent cycle cut open, so that what is drawn is a tree.
-
-    Stop here: a damaged or hand-edited file can make entries each other's ancestors (e1 under
-    e3, e3 under e2, e2 under e1). The walk from the leaf stops at the first entry it would
-    meet a second time, and the conversation starts there; drawn uncut, the cycle shows an
-    entry twice, the leaf's mark with it. So the edge into that entry goes, and in a cycle off
-    the path, the edge into its entry that comes first in the file.
-    """
-    start, seen = graph.graph.get("leaf"), set()
-    while start in graph and start not in seen:  # up from the leaf, as the walk goes
-        seen.add(start)
-        parents = list(graph.predecessors(start))
-        if not parents or parents[0] in seen:
-            break
-        start = parents[0]
-    graph.remove_edges_from(list(nx.selfloop_edges(graph)))  # an entry its own parent
-    order = {node: index for index, node in enumerate(graph)}
-    # One parent each: every group of entries that reach each other is one cycle, and no two
-    # cycles share an entry (networkx finds the groups in linear time; simple_cycles does not).
-    for cycle in [c for c in nx.strongly_connected_components(graph) if len(c) > 1]:
-        first = start if start in cycle else min(cycle, key=order.__getitem__)
-        graph.remove_edge(next(iter(graph.predecessors(first))), first)
-    return graph
-
-# The marks a label gets from the program, and what the same characters become in text from
-# the file: a message that says "← leaf" must not show a second leaf.
-_MARKS = str.maketrans({"←": "<-", "●": "*", "○": "o"})
-
-
-def unmarked(text: str) -> str:
-    """`text` without the characters of the marks: for what comes from the file."""
-    return text.translate(_MARKS)
+def printable(text: str) -> str:
+    return _UNSAFE.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
 def depths(graph: nx.DiGraph) -> dict[str, int]:
@@ -85,13 +37,6 @@ def depths(graph: nx.DiGraph) -> dict[str, int]:
     cycle has no root; it goes in column 0 rather than nowhere."""
     found = _from_the_roots(graph)
     return {node: found.get(node, 0) for node in graph}
-
-
-def _total_depth(graph: nx.DiGraph) -> int:
-    """The sum of every entry's depth, an entry on a parent cycle (no root: networkx draws
-    the cycle as a chain) counted as deep as the graph is long."""
-    found = _from_the_roots(graph)
-    return sum(found.get(node, len(graph)) for node in graph)
 
 
 def _from_the_roots(graph: nx.DiGraph) -> dict[str, int]:
@@ -120,17 +65,22 @@ def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
     return found
 
 
-def draw(graph: nx.DiGraph, ax: Axes) -> None:
-    """Left to right by depth, coloured by kind. Arrows point from parent to child, the way the
-    tree grew; the walk that rebuilds the conversation goes against them, from the leaf up.
-    That path is drawn bold; entries off it are faded, their edges thin and dashed; the leaf has
-    a red ring and says so; entries an earlier run wrote (`restored`) have a dark outline."""
+def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
+    """Left to right by depth, coloured by kind; arrows point from parent to child, the way
+    the file grew. The leaf has a red ring and says so.
+
+    The walk that rebuilds the conversation goes against the arrows, from the leaf up: that
+    path is bold, entries off it are faded (their edges dashed), and the entries `restored`
+    names (what an earlier run wrote, say) have a dark outline.
+    """
     bottom_up = {column: nodes[::-1] for column, nodes in columns(graph).items()}
     pos = nx.multipartite_layout(graph, subset_key=bottom_up, align="vertical")
     nodes, kind_colours = graph.nodes, graph.graph["colours"]
     colours = [kind_colours.get(nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
-    outlines = ["#222222" if nodes[n]["restored"] else "none" for n in graph]
-    alphas = [1.0 if nodes[n]["on_path"] else 0.35 for n in graph]
+    outlines = ["#222222" if n in restored else "none" for n in graph]
+    alphas = [1.0 if nodes[n].get("on_path", True) else 0.35 for n in graph]
+    solid = [(a, b) for a, b in graph.edges if nodes[b].get("on_path", True)]
+    dashed = [(a, b) for a, b in graph.edges if not nodes[b].get("on_path", True)]
     nx.draw_networkx_nodes(
         graph,
         pos,
@@ -141,8 +91,6 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
         linewidths=2.5,
         alpha=alphas,
     )
-    solid = [(a, b) for a, b in graph.edges if nodes[b]["on_path"]]
-    dashed = [(a, b) for a, b in graph.edges if not nodes[b]["on_path"]]
     for edges, style, width in ((solid, "solid", 2.8), (dashed, "dashed", 1.0)):
         nx.draw_networkx_edges(
             graph, pos, edgelist=edges, ax=ax, style=style, width=width, arrows=True,
@@ -173,14 +121,14 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
     for kind, colour in kind_colours.items():  # an invisible point per kind, for the legend
         if kind in drawn:
             ax.scatter([], [], color=colour, s=80, label=kind)
-    grey = {  # drawn grey: a damaged line, or a kind the step does not know
+    grey = {  # drawn grey: a kind the step does not know, or one it does but draws grey
         nodes[n]["kind"] if nodes[n]["known"] else "unknown kind"
         for n in graph
         if nodes[n]["kind"] not in kind_colours
     }
     for label in sorted(grey):
         ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label=_plain(label))
-    if any(restored for _, restored in graph.nodes(data="restored")):
+    if any(n in restored for n in graph):
         ax.scatter(
             [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"
         )
