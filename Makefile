@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
 	@echo "make lab         open the notebooks in JupyterLab"
-	@echo "make check       ruff, every step's tests, course-wide tests, notebooks, exercises"
+	@echo "make check       ruff (lint, format), every step's tests, course-wide tests, notebooks, exercises"
 	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
 	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
 	@echo "make bench       step 05 at scale: a 100,000-entry session resumed, against the floor"

@@ -69,9 +69,7 @@ def changed_lines_by_file(older: Path, newer: Path) -> dict[str, int]:
         old, new = before.get(name, []), after.get(name, [])
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         changed = sum(
-            (i2 - i1) + (j2 - j1)
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-            if tag != "equal"
+            (i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
         )
         if changed:
             counts[name] = changed

@@ -61,7 +61,7 @@ def model_name(text: str) -> str:
     return text
 
 
-def session_folder(text: str) -> Path:
+def folder_name(text: str) -> Path:
     """An empty name is no folder: Path("") would quietly be the current one."""
     if not text:
         raise argparse.ArgumentTypeError("an empty name is not a folder")
@@ -78,7 +78,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--session-dir",
-        type=session_folder,
+        type=folder_name,
         default=Path(".sessions"),
         metavar="DIR",
         help="where session files go (default: .sessions)",

@@ -216,9 +216,7 @@ def history_problem(messages: Sequence[Message]) -> str | None:
 
 def _shown_id(call_id: str) -> str:
     """An id from a file, safe to print on one short line."""
-    if len(call_id) > SHOWN_ID_LENGTH:
-        call_id = call_id[: SHOWN_ID_LENGTH - 1] + "…"
-    return printable(call_id)
+    return printable(shortened(call_id, SHOWN_ID_LENGTH))
 
 
 def preview(message: Message, width: int = 40) -> str:

@@ -17,6 +17,7 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
+    shortened,
     text_of,
     tool_calls,
     value_text,
@@ -88,6 +89,7 @@ _CLOSING = re.compile(r"[?!,;:\"'”’»]*+(?:\s|\Z)")
 _SHOWN = 60  # at most this much of an unreadable expression is quoted back
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Style:
@@ -230,7 +232,7 @@ def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     if glued_after:
         glued = text[end : end + _SHOWN].split(maxsplit=1)[0]
         word += glued.rstrip("?!,;:\"'”’»") or glued  # "3*2x?" reads "3*2x"
-    return word if len(word) <= _SHOWN else word[: _SHOWN - 1] + "…"
+    return shortened(word, _SHOWN)
 
 
 def _new_call_id(messages: Sequence[Message]) -> str:
@@ -263,13 +265,13 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
 
 
 # A word and the spaces around it: joined back, the pieces are the text exactly.
-_WORD = re.compile(r"\s*\S+\s*|\s+")
+_PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
     """Stream text a few words at a time, as a real model would; what a person saw is what
     the file keeps."""
-    words = _WORD.findall(text)
+    words = _PIECE.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 

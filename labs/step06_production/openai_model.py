@@ -24,6 +24,7 @@ from messages import (
     assistant_message,
     history_problem,
     printable,
+    shortened,
     text_of,
     tool_calls,
 )
@@ -75,9 +76,7 @@ class OpenAIModel:
                 ),
             )
         except Exception as error:  # noqa: BLE001 - the HTTP library's own, for a broken URL
-            raise ModelError(
-                f"{self.name}: cannot use OPENAI_BASE_URL: {shown(error)}"
-            ) from None
+            raise ModelError(f"{self.name}: cannot use OPENAI_BASE_URL: {shown(error)}") from None
 
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         problem = history_problem(messages)
@@ -300,4 +299,4 @@ def chat_tool(tool: Tool) -> dict[str, Any]:
 def shown(error: Exception) -> str:
     """An endpoint's error text, on one short printable line."""
     text = " ".join(str(error).split()) or type(error).__name__
-    return printable(text if len(text) <= SHOWN else text[: SHOWN - 1] + "…")
+    return printable(shortened(text, SHOWN))

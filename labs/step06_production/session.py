@@ -50,18 +50,13 @@ class SessionReading:
 
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
+    leaf_id: str | None  # where the conversation ends: the file's last usable entry
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
 
     @property
     def entries(self) -> list[Entry]:
         """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
-
-    @property
-    def leaf_id(self) -> str | None:
-        """The leaf: the last usable entry (never what the reader left of a damaged line)."""
-        kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
-        return next(kept, None)
 
 
 @dataclass(frozen=True)
@@ -206,4 +201,4 @@ def read_session(path: Path | str) -> SessionReading:
         for batch in lines.batches:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry
-    return SessionReading(lines.header, by_id, entries.damaged)
+    return SessionReading(lines.header, by_id, entries.last_usable(), entries.damaged)

@@ -33,6 +33,8 @@ from typing import Any, BinaryIO, Literal, TypedDict, cast
 
 import orjson
 
+from messages import shortened
+
 SESSION_VERSION = 1
 MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first line is not one
 # A line longer than this is skipped and counted, never read whole: a file that ends in 2 GB of
@@ -529,8 +531,7 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _shown_key(key: str) -> str:
     """A key from the file, short and safe to show in a message."""
-    shown = json.dumps(key)  # quoted, control characters escaped
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+    return shortened(json.dumps(key), 40)  # quoted, control characters escaped
 
 
 def _no_constant(name: str) -> Any:
@@ -552,10 +553,8 @@ def _as_written(line: bytes, field: str, value: object) -> str:
     """A header value as the file has it: "1" (a string), 1e400 (not shortened to inf)."""
     number = re.search(rb'"%s"\s*:\s*(-?[0-9][0-9.eE+-]{0,40})' % field.encode(), line)
     if number and not isinstance(value, str):
-        shown = number.group(1).decode()
-        return shown if len(shown) <= 40 else shown[:39] + "…"
-    shown = orjson.dumps(value).decode()
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+        return shortened(number.group(1).decode(), 40)
+    return shortened(orjson.dumps(value).decode(), 40)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -56,7 +56,7 @@ MAX_INDENT_COLUMNS = 1_000_000
 
 
 def entry_graph(path: Path) -> nx.DiGraph:
-    """Read a session file and build the graph of its entries; the leaf is the last one."""
+    """Read a session file and build the graph of its entries, its leaf marked."""
     reading = read_session(path)
     return tree_graph(reading.by_id, reading.leaf_id)
 

@@ -119,7 +119,7 @@ def model_name(text: str) -> str:
     return text
 
 
-def session_folder(text: str) -> Path:
+def folder_name(text: str) -> Path:
     """An empty name is no folder: Path("") would quietly be the current one."""
     if not text:
         raise argparse.ArgumentTypeError("an empty name is not a folder")
@@ -127,6 +127,8 @@ def session_folder(text: str) -> Path:
 
 
 # <<
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
     # >> 03
@@ -143,7 +145,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         # <<
         # >> prod
-        type=session_folder,
+        type=folder_name,
         # <<
         default=Path(".sessions"),
         metavar="DIR",
@@ -235,6 +237,8 @@ def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[Loo
 
 
 # <<
+
+
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
@@ -339,6 +343,8 @@ def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
 
 
 # <<
+
+
 def what_was_saved(chat: Chat) -> str:
     # >> 02 until 05
     """The last line of a run: what this run added to the file, and what the file holds."""

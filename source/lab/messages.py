@@ -266,9 +266,7 @@ def history_problem(messages: Sequence[Message]) -> str | None:
 # >> prod
 def _shown_id(call_id: str) -> str:
     """An id from a file, safe to print on one short line."""
-    if len(call_id) > SHOWN_ID_LENGTH:
-        call_id = call_id[: SHOWN_ID_LENGTH - 1] + "…"
-    return printable(call_id)
+    return printable(shortened(call_id, SHOWN_ID_LENGTH))
 
 
 # <<
@@ -347,6 +345,8 @@ def _fitting(text: str, columns: int) -> str:
 
 
 # <<
+
+
 def value_text(value: object) -> str:
     """A tool argument as text: a string as itself, anything else as compact JSON. Not str():
     str() of a list 1,000 deep raises RecursionError, of an int of 5,000 digits ValueError."""

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+# >> 02 until prod
 from messages import (
     AssistantMessage,
     Message,
@@ -27,6 +28,20 @@ from messages import (
     tool_calls,
     value_text,
 )
+# <<
+# >> prod
+from messages import (
+    AssistantMessage,
+    Message,
+    ToolCallBlock,
+    assistant_message,
+    history_problem,
+    shortened,
+    text_of,
+    tool_calls,
+    value_text,
+)
+# <<
 from tools import Tool
 
 
@@ -62,6 +77,8 @@ class ModelError(Exception):
 
 
 # <<
+
+
 class HistoryRefused(Exception):
     """The model refused the conversation, as a chat API refuses (HTTP 400) one whose tool calls
     and results do not pair up, on every later try too. `problem` is the API's own words."""
@@ -103,6 +120,7 @@ _SHOWN = 60  # at most this much of an unreadable expression is quoted back
 # <<
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Style:
@@ -268,10 +286,12 @@ def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     if glued_after:
         glued = text[end : end + _SHOWN].split(maxsplit=1)[0]
         word += glued.rstrip("?!,;:\"'”’»") or glued  # "3*2x?" reads "3*2x"
-    return word if len(word) <= _SHOWN else word[: _SHOWN - 1] + "…"
+    return shortened(word, _SHOWN)
 
 
 # <<
+
+
 def _new_call_id(messages: Sequence[Message]) -> str:
     """call_<N>, one past the calls so far, and never an id the history holds already (a
     restored file may hold any ids): an answer is paired with its call by id."""
@@ -302,13 +322,13 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
 
 
 # A word and the spaces around it: joined back, the pieces are the text exactly.
-_WORD = re.compile(r"\s*\S+\s*|\s+")
+_PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
     """Stream text a few words at a time, as a real model would; what a person saw is what
     the file keeps."""
-    words = _WORD.findall(text)
+    words = _PIECE.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 

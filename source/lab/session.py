@@ -94,6 +94,7 @@ class SessionReading:
 
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
+    leaf_id: str | None  # where the conversation ends: the file's last usable entry
     # >> 03
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
     # <<
@@ -103,17 +104,6 @@ class SessionReading:
         """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
 
-    @property
-    def leaf_id(self) -> str | None:
-        # >> 02 until prod
-        """The leaf: the last entry of the file."""
-        return next(reversed(self.by_id), None)
-        # <<
-        # >> prod
-        """The leaf: the last usable entry (never what the reader left of a damaged line)."""
-        kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
-        return next(kept, None)
-        # <<
 # >> 03
 
 
@@ -323,7 +313,7 @@ def read_session(path: Path | str) -> SessionReading:
                 Path(path), f"line {number}: the id {entry['id']} is already taken"
             )
         by_id[entry["id"]] = entry
-    return SessionReading(lines.header, by_id)
+    return SessionReading(lines.header, by_id, next(reversed(by_id), None))
     # <<
     # >> 03
     """Read a whole session file, skipping and counting what is not an entry. Refuses only a
@@ -341,5 +331,5 @@ def read_session(path: Path | str) -> SessionReading:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry
     # <<
-    return SessionReading(lines.header, by_id, entries.damaged)
+    return SessionReading(lines.header, by_id, entries.last_usable(), entries.damaged)
     # <<

@@ -51,6 +51,10 @@ from typing import Any, BinaryIO, Literal, TypedDict, cast
 # <<
 
 import orjson
+# >> prod
+
+from messages import shortened
+# <<
 
 SESSION_VERSION = 1
 # >> prod
@@ -103,6 +107,8 @@ class SessionInUse(SessionError):
 
 
 # <<
+
+
 def new_header(session_id: str, created_at: str, cwd: str) -> SessionHeader:
     return {
         "type": "header",
@@ -693,8 +699,7 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _shown_key(key: str) -> str:
     """A key from the file, short and safe to show in a message."""
-    shown = json.dumps(key)  # quoted, control characters escaped
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+    return shortened(json.dumps(key), 40)  # quoted, control characters escaped
 
 
 def _no_constant(name: str) -> Any:
@@ -716,13 +721,13 @@ def _as_written(line: bytes, field: str, value: object) -> str:
     """A header value as the file has it: "1" (a string), 1e400 (not shortened to inf)."""
     number = re.search(rb'"%s"\s*:\s*(-?[0-9][0-9.eE+-]{0,40})' % field.encode(), line)
     if number and not isinstance(value, str):
-        shown = number.group(1).decode()
-        return shown if len(shown) <= 40 else shown[:39] + "…"
-    shown = orjson.dumps(value).decode()
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+        return shortened(number.group(1).decode(), 40)
+    return shortened(orjson.dumps(value).decode(), 40)
 
 
 # <<
+
+
 def _write_all(fd: int, data: bytes) -> None:
     """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
     view = memoryview(data)

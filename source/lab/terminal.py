@@ -110,6 +110,8 @@ class Terminal(io.TextIOBase):
 
 
 # <<
+
+
 def warn(terminal: Terminal, message: str) -> None:
     """A `warning:` line on stderr, after whatever stdout already holds."""
     # >> 02 until prod

@@ -56,9 +56,7 @@ def test_a_failed_first_save_leaves_no_file_and_the_next_run_saves(
     assert len(saved.read_bytes().splitlines()) == 3  # the header, hello and its answer
 
 
-def test_a_read_only_disk_is_named_as_such(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_read_only_disk_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """access() only answers "no" on a read-only mount, which read as "Permission denied": the
     user then looks for a permission to fix that is not the problem. (Mounting a read-only
     filesystem needs privileges a test does not have, so statvfs is what says it here.)"""

@@ -80,6 +80,8 @@ def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) ->
 
 
 # <<
+
+
 def test_tools_are_not_run_again_on_resume(saved: Saved) -> None:
     calls: list[dict] = []
     calc = default_tools()["calc"]
