@@ -368,7 +368,7 @@ class Models(Mapping[str, Model]):
         if name not in self._made:
             if name not in self:
                 raise KeyError(name)
-            from openai_model import OpenAIModel  # a layer of its own; it imports this one
+            from openai_model import OpenAIModel  # only when chosen; it imports this module
 
             self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
         return self._made[name]

@@ -8,8 +8,6 @@ model name picks the behaviour: `good` answers, `fault-401`, `fault-cut-argument
 produce one fault a real endpoint produces (see `FakeEndpoint.do_POST`).
 
     python tests/fake_endpoint.py      serves until Ctrl-C and prints the OPENAI_BASE_URL to use
-
-The same file is in every step from 02 (tests/test_shared_layers.py).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Faults found by attacking main.py as a hostile user would, each run as a real process.
 
-The same attacks as step 04's, met by step 05's design: text from outside reaching the
-terminal unescaped, a closed or narrow standard stream, another run's torn line (the session
-is locked, but steps 03 and 04 do not ask for the lock), a session file replaced or cut short
-under the run, memory running out while reading, a signal in the middle of a save (here the
-save of one message), a folder the first save could never write in.
+Text from outside reaching the terminal unescaped, a closed or narrow standard stream, another
+run's torn line (the session is locked, but the idea steps do not ask for the lock), a session
+file replaced or cut short under the run, memory running out while reading, a signal in the
+middle of a save (here the save of one message), a folder the first save could never write in.
 """
 
 from __future__ import annotations

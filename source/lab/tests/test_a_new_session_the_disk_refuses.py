@@ -3,9 +3,9 @@
 
 The first save creates the file and writes the header with the first line in one write. When
 that write fails, the file is empty or holds part of the header: no line at all. Left behind,
-every later `--continue` names it "not a session", forever. This file is the same in every step
-from 02: the fix lives in session_file.py, a layer. A file size limit (RLIMIT_FSIZE) is a real
-write failing in a real process, as ENOSPC would be on a full disk.
+every later `--continue` names it "not a session", forever. The fix lives in session_file.py.
+A file size limit (RLIMIT_FSIZE) is a real write failing in a real process, as ENOSPC would be
+on a full disk.
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ which each test starts on 127.0.0.1; no other address is ever used.
 
 The fake refuses, with the API's own 400, a history whose tool calls are not all answered. The
 name after `openai:` picks what it does (`openai:fault-401`...), so each fault is one real run
-of main.py, and the run after it proves nothing was half-saved.
-
-The same file is in every step from 02; `--continue` is used where the step has it.
+of main.py, and the run after it proves nothing was half-saved. Every run is given a key and
+a URL password a search can recognise, and no byte the run writes may hold either.
 """
 
 from __future__ import annotations
@@ -24,7 +23,9 @@ import pytest
 from fake_endpoint import Server, start
 
 STEP = Path(__file__).resolve().parent.parent
-CONTINUES = "--continue" in (STEP / "main.py").read_text(encoding="utf-8")
+# Recognisable, so a search of every byte a run wrote finds them if they leaked.
+KEY = "sk-lab-the-key-a-file-must-never-hold-4242"
+URL_PASSWORD = "url-password-a-file-must-never-hold-77"
 
 
 @pytest.fixture
@@ -76,14 +77,33 @@ def saved_messages(tmp_path: Path) -> list[dict[str, Any]]:
     return [entry["message"] for entry in saved(tmp_path) if entry["type"] == "message"]
 
 
+def with_password(base_url: str) -> str:
+    """The same endpoint, with a user and password in its URL. (The HTTP library then sends
+    them as Basic authorization instead of the key: the fake does not check either.)"""
+    return base_url.replace("http://", f"http://lab:{URL_PASSWORD}@")
+
+
+def secrets_written(done: subprocess.CompletedProcess[str], folder: Path) -> list[str]:
+    """Where the key or the URL's password shows in what a run wrote: its output, its errors,
+    and every byte of every file under `folder` (the sessions, and anything else it made)."""
+    places = {"stdout": done.stdout.encode(), "stderr": done.stderr.encode()}
+    places |= {str(path): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    return [
+        f"{secret} in {place}"
+        for place, data in places.items()
+        for secret in (KEY, URL_PASSWORD)
+        if secret.encode() in data
+    ]
+
+
 def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
     tmp_path: Path, endpoint: Server
 ) -> None:
-    done = run_main(
-        tmp_path, "what is 12*8\n", "--model", "openai:good", env=environment(endpoint.base_url)
-    )
+    env = environment(endpoint.base_url, KEY)
+    done = run_main(tmp_path, "what is 12*8\n", "--model", "openai:good", env=env)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+    assert secrets_written(done, tmp_path) == []  # the endpoint was given the key; no file was
     lines = done.stdout.splitlines()
     assert "(model openai:good)" in lines[0] or "switched to openai:good" in lines
     assert "assistant> Let me use calc." in lines
@@ -113,7 +133,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
     # What the endpoint was sent: the model's name, the key, calc as a function, and on the
     # second call the tool call (arguments as a JSON string) and its answer, paired by id.
     first, second = endpoint.requests
-    assert first["auth"] == "Bearer test"
+    assert first["auth"] == f"Bearer {KEY}"
     assert first["body"]["model"] == "good" and first["body"]["stream"] is True
     (tool,) = first["body"]["tools"]
     assert tool["function"]["name"] == "calc"
@@ -227,9 +247,7 @@ FAULTS = {
 }
 
 
-# The model is a layer, the same file in every step (tests/test_shared_layers.py): the last
-# step tries every fault through its main.py, each other step one (about 2 s a fault).
-TRIED = sorted(FAULTS) if STEP.name.startswith("step05") else ["fault-cut-arguments"]
+TRIED = sorted(FAULTS)  # each one real run of main.py, about 2 s
 # The next run is tried after one fault of each kind (a status, a stream cut, no connection):
 # nothing of any fault was half-saved (checked above), so what follows is the same.
 AFTER = ("fault-401", "fault-cut-arguments", "refused")
@@ -241,7 +259,9 @@ def test_a_fault_is_one_error_line_and_the_next_run_works(
 ) -> None:
     base = f"http://127.0.0.1:{refused_port()}/v1" if fault == "refused" else endpoint.base_url
     line = "what is 12*8\n" if fault == "fault-cut-arguments" else "hello\n"
-    done = run_main(tmp_path, line, "--model", f"openai:{fault}", env=environment(base))
+    env = environment(with_password(base), KEY)
+    done = run_main(tmp_path, line, "--model", f"openai:{fault}", env=env)
+    assert secrets_written(done, tmp_path) == []
     assert done.returncode == 1, done.stdout
     assert "Traceback" not in done.stderr
     (error,) = done.stderr.splitlines()
@@ -256,19 +276,13 @@ def test_a_fault_is_one_error_line_and_the_next_run_works(
 
     if fault not in AFTER:
         return
-    again = ["--continue"] if CONTINUES else []
-    after = run_main(
-        tmp_path, "hello\n", *again, "--model", "openai:good", env=environment(endpoint.base_url)
-    )
+    env = environment(endpoint.base_url)
+    after = run_main(tmp_path, "hello\n", "--continue", "--model", "openai:good", env=env)
     assert after.returncode == 0, after.stderr
     assert "assistant> Hello from good." in after.stdout.splitlines()
     assert [m["role"] for m in saved_messages(tmp_path)][-2:] == ["user", "assistant"]
 
 
-SWITCHES = "/model" in (STEP / "commands.py").read_text(encoding="utf-8")
-
-
-@pytest.mark.skipif(not SWITCHES, reason="this step has no /model command (step 04 adds it)")
 def test_a_switch_to_an_openai_model_is_recorded_and_restored(
     tmp_path: Path, endpoint: Server
 ) -> None:
@@ -287,7 +301,6 @@ def test_a_switch_to_an_openai_model_is_recorded_and_restored(
     assert [request["body"]["model"] for request in endpoint.requests] == ["good", "good"]
 
 
-@pytest.mark.skipif(not SWITCHES, reason="this step has no /model command (step 04 adds it)")
 def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any_turn(
     tmp_path: Path, endpoint: Server
 ) -> None:
@@ -309,7 +322,6 @@ def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any
     assert "assistant>" not in again.stdout and endpoint.requests == []  # before any turn
 
 
-@pytest.mark.skipif(not CONTINUES, reason="this step has no --continue (step 03 adds it)")
 def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
     tmp_path: Path, endpoint: Server
 ) -> None:
