@@ -139,8 +139,8 @@ GOOD: dict[str, list[Message]] = {
         asks(ONE),
         tool_result(ONE, "division by zero", is_error=True),
     ],
-    # What the production step's resume appends for a call the program never finished (the tool is not
-    # run again): an error result with its id, and the history is whole again.
+    # What the production step's resume appends for a call the program never finished (the
+    # tool is not run again): an error result with its id, and the history is whole again.
     "an interrupted call, repaired": [
         ASK,
         asks(ONE),
