@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from entries import DAMAGED, Context, build_context, path_to_leaf
-from messages import Message, printable, tool_calls, tool_result, unanswered_calls
+from messages import Message, printable, shortened, tool_calls, tool_result, unanswered_calls
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
 from stop_signals import stop_signals_deferred
@@ -21,6 +21,9 @@ from stop_signals import stop_signals_deferred
 INTERRUPTED = (
     "interrupted: the program stopped before this tool call finished; it was not run again"
 )
+# The result a tool call gets when Ctrl-C abandons the turn it runs in (main.abandon_turn).
+CANCELLED = "interrupted: the user pressed Ctrl-C before this tool call finished"
+SHOWN_NAME = 60  # at most this much of a model's name from a file goes into a line
 
 
 @dataclass
@@ -68,16 +71,17 @@ class Chat:
         self.model, self.recorded_model = choice.used, choice.recorded
         return choice
 
-    def repair_interrupted_calls(self) -> int:
+    def repair_interrupted_calls(self, why: str = INTERRUPTED) -> int:
         """Answer each tool call the conversation ends on without a result (the program
-        stopped while it ran) with an error result saying so; return how many.
+        stopped while it ran, or Ctrl-C stopped it) with an error result saying so; return
+        how many.
 
         Stop here: the results are appended, like any message, through the cursor: no byte is
         rewritten. The tool is not run again (it may have half-done something that must not
         be done twice); the model reads that it was interrupted and can decide to retry.
         """
         calls = unanswered_calls(self.messages)
-        self.messages.extend(tool_result(call, INTERRUPTED, is_error=True) for call in calls)
+        self.messages.extend(tool_result(call, why, is_error=True) for call in calls)
         self.save_new()
         return len(calls)
 
@@ -103,7 +107,8 @@ class ModelChoice:
     def fallback_message(self) -> str:
         """What to tell the user when the choice `fell_back` (a warning on resume, a note after
         a move)."""
-        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+        recorded = printable(shortened(str(self.recorded), SHOWN_NAME))  # a file's: any length
+        return f"the session's model {recorded} is not here; using {self.used}"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import Message, answered_in_memory, preview, printable, shortened
+from messages import (
+    MAX_ARGUMENT_LEVELS,
+    Message,
+    answered_in_memory,
+    nesting_within,
+    preview,
+    printable,
+    shortened,
+)
 from session_file import parse_json
 
 
@@ -134,6 +142,8 @@ def _is_message(value: object) -> bool:
                     isinstance(block.get("id"), str)
                     and isinstance(block.get("name"), str)
                     and isinstance(block.get("arguments"), dict)
+                    # deeper, the next request could not be sent (messages.MAX_ARGUMENT_LEVELS)
+                    and nesting_within(block["arguments"], MAX_ARGUMENT_LEVELS)
                 ):
                     return False
             case str():

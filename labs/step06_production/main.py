@@ -4,7 +4,9 @@ It parses arguments, reads lines, runs the loop and saves each message the momen
 finished. With --continue it first rebuilds the most recent session's conversation and aligns
 the cursor, so only new messages are written, and answers a tool call the last run never
 finished. The session file is locked while the run lasts. Every fault a user can meet ends
-here as one `error:` or `warning:` line; Ctrl-C, SIGTERM and SIGHUP end the run in one line.
+here as one `error:` or `warning:` line. A turn the model fails, or that Ctrl-C abandons,
+ends in one line and the prompt comes back (`take_turn`); Ctrl-C at the prompt, SIGTERM and
+SIGHUP end the run in one line.
 """
 
 from __future__ import annotations
@@ -13,21 +15,23 @@ import argparse
 import os
 import secrets
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-from commands import Chat, is_command, run_command  # noqa: E402
+from commands import CANCELLED, Chat, is_command, model_command, run_command  # noqa: E402
 from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
-from messages import unanswered_calls, user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
+from messages import shortened, unanswered_calls, user_text  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
 from render import counted, printable, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
 from stop_signals import (  # noqa: E402
     Stopped,
+    TurnInterrupted,
+    ctrl_c_abandons_the_turn,
     ignore_stop_signals,
     stop_signals_deferred,
     stop_signals_end_the_run,
@@ -41,7 +45,7 @@ from terminal import (  # noqa: E402
     tolerant_streams,
     warn,
 )
-from tools import default_tools, slowed  # noqa: E402
+from tools import Tool, default_tools, slowed  # noqa: E402
 
 
 class UsageError(Exception):
@@ -146,6 +150,43 @@ def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[Loo
         yield event
 
 
+def take_turn(
+    chat: Chat, model: Model, tools: Mapping[str, Tool], line: str, terminal: Terminal
+) -> None:
+    """One turn, each message saved as it ends. A turn that fails (the endpoint's fault, too
+    many rounds) or that Ctrl-C abandons ends in one line, and the prompt comes back.
+
+    Stop here: the turn fails, not the run. What the turn finished is in the file already
+    (the user's line, a tool call and its result); the reply that failed never reached `Done`,
+    so the loop never appended it, and nothing of it is saved. The next line is a new turn,
+    on a conversation the model can still be given.
+    """
+    events = run_turn(model, tools, chat.messages, user_text(line))
+    try:
+        with ctrl_c_abandons_the_turn():
+            render(saving_each_message(events, chat), terminal)
+    except (ModelError, TooManyRounds) as error:
+        terminal.end_line()  # a reply cut short ends its line before the error's
+        to_stderr(f"error: {error}")
+    except TurnInterrupted:
+        events.close()  # the reply being read lets go of its connection now
+        cut = abandon_turn(chat)
+        note = "; the tool call in progress was answered as interrupted" if cut else ""
+        ends = "Ctrl-C at the prompt ends the run"
+        warn(terminal, f"interrupted: the turn was abandoned{note} ({ends})")
+    finally:
+        events.close()
+
+
+def abandon_turn(chat: Chat) -> int:
+    """What Ctrl-C leaves of a turn: every message it finished saved (one the loop appended
+    and had not handed on yet too), and each tool call it cut short answered as interrupted,
+    in the file, so the next turn gives the model a history it accepts. The calls cut."""
+    with stop_signals_deferred():  # a second Ctrl-C waits for this save, then ends the run
+        chat.save_new()
+        return chat.repair_interrupted_calls(CANCELLED)
+
+
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
@@ -158,9 +199,6 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     stop_signals_end_the_run()  # from here on, each ends the run in one line
     chat = open_session(args, terminal)
     MODELS[chat.model]  # a real model the file recorded checks its key now, before any turn
-    if args.model:  # the same switch as typing /model NAME first: recorded, and restored
-        for shown in run_command(chat, f"/model {args.model}").lines:
-            terminal.say(shown)
     reported = chat.session.entries.damaged  # the damaged lines open_session has named
     echo = not stdin.isatty()
     try:
@@ -178,8 +216,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                     break
                 continue
             model = MODELS[chat.model]  # a /model command may have switched it
-            events = run_turn(model, tools, chat.messages, user_text(line))
-            render(saving_each_message(events, chat), terminal)
+            take_turn(chat, model, tools, line, terminal)
         terminal.check()
     except Stopped as stopped:  # every finished message is in the file already
         cut = unanswered_calls(chat.messages[: chat.cursor])
@@ -206,6 +243,25 @@ def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     return chat.session.entries.damaged
 
 
+def chosen_model(chat: Chat, chosen: str | None) -> str:
+    """Take `--model NAME`, if given, over the session's model, and name the model that
+    answers, for the first line: once, and saying what it overrode.
+
+    The switch is the one `/model NAME` makes, recorded (if it changes anything), so that
+    --continue restores it. Given explicitly, it wins over the model the file recorded,
+    even one this program lacks, or a real one whose key is not set: that is how a user
+    takes a session back from a model that cannot answer here.
+    """
+    if chosen is None:
+        return f"model {chat.model}"
+    recorded = chat.recorded_model
+    model_command(chat, chosen)  # writes the switch, unless it is the model in force already
+    if recorded in (None, chosen):
+        return f"model {chosen}"
+    over = printable(shortened(recorded, 60))  # a file's: any length
+    return f"model {chosen}, by --model, over the session's {over}"
+
+
 def what_was_saved(chat: Chat) -> str:
     """The last line of a run: what this run added to the file, and the conversation's length
     (with branches, the file holds more than the path)."""
@@ -214,9 +270,12 @@ def what_was_saved(chat: Chat) -> str:
     path = printable(str(chat.session.path))
     added = chat.written_this_run
     others = chat.session.written - added  # entries that are no message: switches, moves
-    also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
+    also = f" and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
     saved = counted(added, "new message")
-    return f"{saved} saved to {path} ({chat.cursor} on the active path){also}"
+    # The conversation's length apart from what was added: "6 new messages (6 on the active
+    # path)" read as six of the new ones.
+    whole = counted(chat.cursor, "message")
+    return f"{saved}{also} saved to {path} (the active path now holds {whole})"
 
 
 def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
@@ -237,7 +296,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
                 warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
             with stop_signals_deferred():  # its repair is a save like any other: never cut halfway
                 resumed = Chat.resume(opened)
-            if resumed.model.fell_back:
+            if resumed.model.fell_back and args.model is None:  # else the first line says it
                 warn(terminal, resumed.model.fallback_message())
             if resumed.repaired:
                 calls = "tool call" if resumed.repaired == 1 else "tool calls"
@@ -247,7 +306,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
                     "(an error result each; not run again)",
                 )
             restored = counted(resumed.restored, "message")
-            note = f"resumed: {restored} restored, model {resumed.chat.model}"
+            note = f"resumed: {restored} restored, {chosen_model(resumed.chat, args.model)}"
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
         terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
@@ -260,8 +319,9 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         lock=True,  # taken when the first save creates the file
         fsync=args.fsync,
     )
-    terminal.say(f"session file: {printable(str(session.path))} (model {DEFAULT_MODEL})")
-    return Chat(session, [], cursor=0)
+    chat = Chat(session, [], cursor=0)
+    terminal.say(f"session file: {printable(str(session.path))} ({chosen_model(chat, args.model)})")
+    return chat
 
 
 def main(argv: list[str] | None = None) -> int:

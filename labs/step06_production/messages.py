@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections import Counter, deque
 from collections.abc import Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 import orjson
 
@@ -37,12 +37,22 @@ class UserMessage(TypedDict):
     content: list[TextBlock]
 
 
+class Usage(TypedDict, total=False):
+    """What a reply cost, in tokens, as the endpoint counted it (pi records the same): the
+    size of a context, for a step that must decide when to compact it."""
+
+    input: int  # the prompt: everything the model was given
+    output: int  # the reply
+    totalTokens: int
+
+
 class AssistantMessage(TypedDict):
     """`stopReason` tells the loop whether to go round again: "toolUse" means "run my tools"."""
 
     role: Literal["assistant"]
     content: list[TextBlock | ToolCallBlock]
     stopReason: StopReason
+    usage: NotRequired[Usage]  # a real model's, when its endpoint gives it
 
 
 class ToolResultMessage(TypedDict):
@@ -217,6 +227,31 @@ def history_problem(messages: Sequence[Message]) -> str | None:
 def _shown_id(call_id: str) -> str:
     """An id from a file, safe to print on one short line."""
     return printable(shortened(call_id, SHOWN_ID_LENGTH))
+
+
+# How deep a tool call's arguments may nest. The writer (orjson) writes 254 levels in all, and
+# a session line puts the arguments 4 levels down (entry, message, content, block); the reader
+# reads 1,024. Arguments deeper than this are refused where they are read, from a model or
+# from a file: accepted, every later request would fail before it is sent.
+MAX_ARGUMENT_LEVELS = 200
+
+
+def nesting_within(value: object, levels: int) -> bool:
+    """Whether `value` nests objects and arrays at most `levels` deep (`{}` is one level).
+    A loop, not recursion: a value 1,000 deep must not raise RecursionError here."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if level > levels:
+            return False
+        stack.extend((child, level + 1) for child in children)
+    return True
 
 
 def preview(message: Message, width: int = 40) -> str:

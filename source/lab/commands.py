@@ -27,7 +27,7 @@ from messages import Message
 from messages import Message, tool_calls, unanswered_calls
 # <<
 # >> prod
-from messages import Message, printable, tool_calls, tool_result, unanswered_calls
+from messages import Message, printable, shortened, tool_calls, tool_result, unanswered_calls
 # <<
 # >> 04
 from model import DEFAULT_MODEL, MODELS
@@ -46,6 +46,9 @@ from stop_signals import stop_signals_deferred
 INTERRUPTED = (
     "interrupted: the program stopped before this tool call finished; it was not run again"
 )
+# The result a tool call gets when Ctrl-C abandons the turn it runs in (main.abandon_turn).
+CANCELLED = "interrupted: the user pressed Ctrl-C before this tool call finished"
+SHOWN_NAME = 60  # at most this much of a model's name from a file goes into a line
 # <<
 
 
@@ -146,16 +149,17 @@ class Chat:
     # <<
     # >> prod
 
-    def repair_interrupted_calls(self) -> int:
+    def repair_interrupted_calls(self, why: str = INTERRUPTED) -> int:
         """Answer each tool call the conversation ends on without a result (the program
-        stopped while it ran) with an error result saying so; return how many.
+        stopped while it ran, or Ctrl-C stopped it) with an error result saying so; return
+        how many.
 
         Stop here: the results are appended, like any message, through the cursor: no byte is
         rewritten. The tool is not run again (it may have half-done something that must not
         be done twice); the model reads that it was interrupted and can decide to retry.
         """
         calls = unanswered_calls(self.messages)
-        self.messages.extend(tool_result(call, INTERRUPTED, is_error=True) for call in calls)
+        self.messages.extend(tool_result(call, why, is_error=True) for call in calls)
         self.save_new()
         return len(calls)
     # <<
@@ -187,7 +191,8 @@ class ModelChoice:
         return f"the session's model {self.recorded} is not here; using {self.used}"
         # <<
         # >> prod
-        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+        recorded = printable(shortened(str(self.recorded), SHOWN_NAME))  # a file's: any length
+        return f"the session's model {recorded} is not here; using {self.used}"
         # <<
 # <<
 # >> 03

@@ -39,7 +39,15 @@ from messages import Message, answered_in_memory, preview
 from messages import Message, answered_in_memory, preview, shortened
 # <<
 # >> prod
-from messages import Message, answered_in_memory, preview, printable, shortened
+from messages import (
+    MAX_ARGUMENT_LEVELS,
+    Message,
+    answered_in_memory,
+    nesting_within,
+    preview,
+    printable,
+    shortened,
+)
 # <<
 from session_file import parse_json
 
@@ -177,6 +185,10 @@ def _is_message(value: object) -> bool:
                     isinstance(block.get("id"), str)
                     and isinstance(block.get("name"), str)
                     and isinstance(block.get("arguments"), dict)
+                    # >> prod
+                    # deeper, the next request could not be sent (messages.MAX_ARGUMENT_LEVELS)
+                    and nesting_within(block["arguments"], MAX_ARGUMENT_LEVELS)
+                    # <<
                 ):
                     return False
             case str():

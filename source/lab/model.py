@@ -8,6 +8,10 @@ pieces; so does the scripted one, and the loop cannot tell them apart.
 from __future__ import annotations
 
 import re
+# >> prod
+import shlex
+import sys
+# <<
 # >> 02 until prod
 from collections.abc import Iterator, Sequence
 # <<
@@ -15,6 +19,9 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Iterator, Mapping, Sequence
 # <<
 from dataclasses import dataclass
+# >> prod
+from pathlib import Path
+# <<
 from typing import Protocol
 
 # >> 02 until prod
@@ -344,6 +351,9 @@ MODELS: dict[str, Model] = {
 # <<
 # >> prod
 OPENAI_PREFIX = "openai:"  # openai:NAME is model NAME on an OpenAI-compatible endpoint
+# Longer, a name is no model's: an API's model names are a few dozen characters, and a name
+# from a file (a model_change line) is data, which must not make a 20 MB warning or request.
+MAX_MODEL_NAME = 256
 
 
 class Models(Mapping[str, Model]):
@@ -361,14 +371,19 @@ class Models(Mapping[str, Model]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._made or (
-            isinstance(name, str) and name.startswith(OPENAI_PREFIX) and name != OPENAI_PREFIX
+            isinstance(name, str)
+            and name.startswith(OPENAI_PREFIX)
+            and len(OPENAI_PREFIX) < len(name) <= MAX_MODEL_NAME
         )
 
     def __getitem__(self, name: str) -> Model:
         if name not in self._made:
             if name not in self:
                 raise KeyError(name)
-            from openai_model import OpenAIModel  # only when chosen; it imports this module
+            try:
+                from openai_model import OpenAIModel  # only when chosen; it imports this module
+            except ImportError as error:  # a Python without the SDK: say what to install
+                raise ModelError(missing_sdk(name, error)) from None
 
             self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
         return self._made[name]
@@ -387,6 +402,15 @@ class Models(Mapping[str, Model]):
 
     def __len__(self) -> int:
         return len(self._made)
+
+
+def missing_sdk(name: str, error: ImportError) -> str:
+    """What to install, and with which Python, when the SDK cannot be imported: the command
+    that installs this step's own pinned requirements into the Python that runs it."""
+    requirements = Path(__file__).resolve().parent / "requirements.txt"
+    install = f"{shlex.quote(sys.executable)} -m pip install -r {shlex.quote(str(requirements))}"
+    missing = error.name or "openai"
+    return f"{name} needs the openai SDK, and this Python lacks {missing}: {install}"
 
 
 MODELS = Models(

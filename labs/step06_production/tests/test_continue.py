@@ -102,7 +102,8 @@ def test_resume_and_exit_leaves_the_file_byte_identical(saved: Saved, run_main: 
         done = run_main(stdin, "--continue")
         assert done.returncode == 0, done.stderr
         assert done.stdout.decode().splitlines()[-1] == (
-            f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 on the active path)"
+            f"0 new messages saved to {Path('.sessions', 'first.jsonl')} "
+            "(the active path now holds 6 messages)"
         )
         assert path.read_bytes() == before
     assert list(path.parent.iterdir()) == [path]  # and no new session was started
@@ -118,7 +119,7 @@ def test_a_fresh_session_cannot_recall_what_a_resumed_one_can(
     shown = Path(".sessions", "first.jsonl")
     assert lines[0] == f"session file: {shown} (resumed: 6 messages restored, model scripted-v1)"
     assert "assistant> The last result was 96 (12*8)." in lines
-    assert lines[-1] == f"2 new messages saved to {shown} (8 on the active path)"
+    assert lines[-1] == f"2 new messages saved to {shown} (the active path now holds 8 messages)"
     assert resumed.stderr == b""
 
     fresh = run_main("what was the result\n")

@@ -36,9 +36,9 @@ def test_two_turns_through_a_pipe(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == f"session file: {Path('.sessions') / path.name} (model scripted-v1)"
     assert "[tool result] calc -> 96" in lines
-    assert (
-        lines[-1]
-        == f"6 new messages saved to {Path('.sessions') / path.name} (6 on the active path)"
+    assert lines[-1] == (
+        f"6 new messages saved to {Path('.sessions') / path.name} "
+        "(the active path now holds 6 messages)"
     )
     records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
     assert records[0]["type"] == "header" and records[0]["cwd"] == str(tmp_path)
@@ -58,7 +58,9 @@ def test_end_of_input_ends_the_run_and_saves(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     [path] = session_files(tmp_path / "here")
     last = done.stdout.splitlines()[-1]
-    assert last == f"4 new messages saved to {Path('here') / path.name} (4 on the active path)"
+    assert last == (
+        f"4 new messages saved to {Path('here') / path.name} (the active path now holds 4 messages)"
+    )
 
 
 def test_without_continue_every_run_starts_a_new_session(tmp_path: Path) -> None:
