@@ -143,11 +143,11 @@ def _rows_from(
 
 def figure_size(graph: nx.DiGraph) -> tuple[float, float]:
     """A figure size (inches) that leaves every caption room: about an inch per column, and
-    1.25 inches per row."""
+    an inch and a half per row (a caption of three lines, and the word leaf above a ring)."""
     placed = positions(graph).values()
     columns_used = 1 + max((x for x, _ in placed), default=0)
     rows_used = 1 + max((y for _, y in placed), default=0) - min((y for _, y in placed), default=0)
-    return (max(6.0, 1.0 * columns_used + 2.2), 0.4 + 1.25 * rows_used)
+    return (max(6.0, 1.0 * columns_used + 2.2), 0.6 + 1.5 * rows_used)
 
 
 def caption(text: str, width: int = CAPTION_WIDTH) -> str:
