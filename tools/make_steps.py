@@ -60,7 +60,8 @@ STEPS = (
     Step("03", "step03_continue"),
     Step("04", "step04_model_change"),
     Step("05", "step05_branching"),
-    Step("prod", "step06_production"),
+    Step("06", "step06_compaction"),
+    Step("prod", "step07_production"),
 )
 TAGS = {step.tag: index for index, step in enumerate(STEPS)}
 

@@ -34,8 +34,11 @@ import os
 import re
 import stat
 # <<
-# >> 02 until prod
+# >> 02 until 06
 from collections.abc import Mapping
+# <<
+# >> 06 until prod
+from collections.abc import Generator, Mapping
 # <<
 # >> prod
 from collections.abc import Iterator, Mapping
@@ -43,8 +46,11 @@ from contextlib import contextmanager, suppress
 # <<
 from dataclasses import dataclass
 from pathlib import Path
-# >> 02 until prod
+# >> 02 until 06
 from typing import Any, Literal, TypedDict, cast
+# <<
+# >> 06 until prod
+from typing import Any, BinaryIO, Literal, TypedDict, cast
 # <<
 # >> prod
 from typing import Any, BinaryIO, Literal, TypedDict, cast
@@ -386,6 +392,55 @@ def read_lines(path: Path) -> FileLines:
 def read_header(path: Path) -> SessionHeader:
     """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
     return read_lines(path).header
+# <<
+# >> 06
+
+
+@dataclass(frozen=True)
+class LinesFromTheEnd:
+    """A session file's header, checked, and its other lines in blocks: the block at the end
+    of the file first, each block's lines in file order. The file is read only as far back as
+    blocks are taken."""
+
+    header: SessionHeader
+    blocks: Generator[list[bytes], None, None]  # close() it to stop reading early
+
+
+def read_lines_from_the_end(path: Path) -> LinesFromTheEnd:
+    """Read `path` as a session, from its end (UnusableSessionFile if it cannot be one)."""
+    try:
+        file = path.open("rb")
+    except OSError as error:
+        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+    first = file.readline()
+    try:
+        header = _parse_header(path, first.removesuffix(b"\n"))
+    except UnusableSessionFile:
+        file.close()
+        raise
+    return LinesFromTheEnd(header, _blocks_from_the_end(file, start=len(first)))
+
+
+FIRST_BLOCK = 1 << 20  # bytes: a megabyte holds the last turns of most sessions
+
+
+def _blocks_from_the_end(file: BinaryIO, start: int) -> Generator[list[bytes], None, None]:
+    """The lines after `start`, a block at a time from the end, each block twice the last: a
+    short read when little is needed, few blocks when all of it is."""
+    with file:
+        end, size, carried = file.seek(0, os.SEEK_END), FIRST_BLOCK, b""
+        while end > start:
+            begin = max(start, end - size)
+            file.seek(begin)
+            data = file.read(end - begin) + carried
+            end, size = begin, size * 2
+            if begin > start:  # Stop here: the first line may have begun in the block before.
+                cut = data.find(b"\n") + 1 or len(data)
+                carried, data = data[:cut], data[cut:]  # it goes back with that block, whole
+            lines = data.split(b"\n")
+            if not lines[-1]:
+                lines.pop()  # what follows the last line's \n: no line at all
+            yield lines
 # <<
 
 
