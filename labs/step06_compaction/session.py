@@ -180,16 +180,15 @@ class Session:
         fields = {"summary": summary, "firstKeptId": first_kept_id}
         return cast(CompactionEntry, self.append_entry("compaction", fields))
 
-    def read_all(self) -> int:
+    def read_all(self) -> None:
         """Index the whole file, if a resume left its start unread: /tree and /branch need
-        every entry. Returns how many damaged lines that start held, to report them."""
+        every entry. Damage found there is counted in `entries.damaged`, for main.py to name."""
         if self.read_whole:
-            return 0
+            return
         entries = EntryIndex()
         for line in read_lines(self.path).lines:
             entries.add_line(line)
-        found, self.entries, self.read_whole = entries.damaged - self.entries.damaged, entries, True
-        return found
+        self.entries, self.read_whole = entries, True
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:

@@ -84,6 +84,9 @@ from session_file import (  # the names marked F401 are here for callers: errors
     # >> 06 until prod
     read_lines_from_the_end,
     # <<
+    # >> prod
+    where_the_kept_part_starts,
+    # <<
 )
 # >> 03 until prod
 from session_folder import find_latest_session, list_session_files  # noqa: F401
@@ -226,11 +229,17 @@ class Session:
         # >> prod
         file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
         try:
-            with file.reading() as lines:
+            start = where_the_kept_part_starts(Path(path))  # 0: no compaction, read it all
+            with file.reading(start) as lines:
                 session = cls(file, lines.header)
+                session.read_whole = start == 0
                 for batch in lines.batches:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
+                context = build_context(session.entries, session.leaf_id)
+            if session.leaf_id is None or context.chain_break is not None:
+                session.read_all()  # the walk needs more than the kept part: read it all
+                session.leaf_id = session.entries.last_usable()
                 context = build_context(session.entries, session.leaf_id)
         except BaseException:
             file.close()
@@ -330,16 +339,22 @@ class Session:
         fields = {"summary": summary, "firstKeptId": first_kept_id}
         return cast(CompactionEntry, self.append_entry("compaction", fields))
 
-    def read_all(self) -> int:
+    def read_all(self) -> None:
         """Index the whole file, if a resume left its start unread: /tree and /branch need
-        every entry. Returns how many damaged lines that start held, to report them."""
+        every entry. Damage found there is counted in `entries.damaged`, for main.py to name."""
         if self.read_whole:
-            return 0
+            return
         entries = EntryIndex()
+        # >> 06 until prod
         for line in read_lines(self.path).lines:
             entries.add_line(line)
-        found, self.entries, self.read_whole = entries.damaged - self.entries.damaged, entries, True
-        return found
+        # <<
+        # >> prod
+        with self.file.reading() as lines:  # from the start, and up to whatever is there now
+            for batch in lines.batches:
+                entries.add_lines(batch)
+        # <<
+        self.entries, self.read_whole = entries, True
     # <<
 
 

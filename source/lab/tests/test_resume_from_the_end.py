@@ -1,7 +1,7 @@
-# >>file 06 until prod
-"""A resume reads the file from its end, and only as far back as the context needs: with a
-compaction on the path, the lines before its first kept entry are never read. Whatever the
-file, what it rebuilds is what a read of the whole file in order rebuilds."""
+# >>file 06
+"""A resume reads only as much of the file as the context needs: with a compaction on the
+path, the lines before its first kept entry are never read. Whatever the file, what it
+rebuilds is what a read of the whole file in order rebuilds."""
 
 from __future__ import annotations
 
@@ -21,7 +21,12 @@ from loop import run_turn
 from messages import user_text
 from model import ScriptedModel
 from session import Session, read_session
+# >> 06 until prod
 from session_file import read_lines, read_lines_from_the_end
+# <<
+# >> prod
+from session_file import read_lines
+# <<
 from tools import default_tools
 
 TURNS = ["hello", "what is 12*8", "what is 2+3", "what is 7*6"]
@@ -38,6 +43,21 @@ def damage_line(path: Path, number: int) -> None:
     lines = path.read_bytes().split(b"\n")
     lines[number] = b"\xff" * len(lines[number])
     path.write_bytes(b"\n".join(lines))
+
+
+def whole_index(path: Path) -> EntryIndex:
+    """Every line of the file indexed in order, as a resume without compactions does."""
+    index = EntryIndex()
+    # >> 06 until prod
+    for line in read_lines(path).lines:
+        index.add_line(line)
+    # <<
+    # >> prod
+    with read_lines(path) as lines:
+        for batch in lines.batches:
+            index.add_lines(batch)
+    # <<
+    return index
 
 
 def compacted(tmp_path: Path, turns: list[str] = TURNS) -> Path:
@@ -64,8 +84,8 @@ def test_the_lines_before_what_a_compaction_keeps_are_never_read(
         *["user", "assistant"],
     ]
     assert "e2" not in resumed.session.entries and resumed.session.entries.new_id() == "e18"
-    assert resumed.session.read_all() == 1  # /tree and /branch read the rest, and count it
-    assert "e1" in resumed.session.entries
+    resumed.session.read_all()  # as /tree and /branch do: the rest is read, and counted
+    assert "e1" in resumed.session.entries and resumed.session.entries.damaged == 1
 
 
 def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main: RunMain) -> None:
@@ -88,6 +108,7 @@ def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
     assert resumed.context.chain_break is not None  # e3 hangs under the damaged e2
 
 
+# >> 06 until prod
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
 @pytest.mark.parametrize(
     "data",
@@ -103,6 +124,7 @@ def test_blocks_from_the_end_hold_every_line_once_in_order(
     assert [line for b in reversed(blocks) for line in b] == read_lines(path).lines
 
 
+# <<
 OPERATIONS = st.lists(
     st.one_of(
         st.sampled_from(["hello", "what is 3*4", "what was the result", "/compact", "/reopen"]),
@@ -135,7 +157,4 @@ def test_a_resume_from_the_end_rebuilds_what_a_whole_read_rebuilds(
         whole = read_session(path)
         assert resumed.session.leaf_id == whole.leaf_id
         assert resumed.context == build_context(whole.by_id, whole.leaf_id)
-        index = EntryIndex()
-        for line in read_lines(path).lines:
-            index.add_line(line)
-        assert resumed.session.entries.new_id() == index.new_id()  # ids stay unique
+        assert resumed.session.entries.new_id() == whole_index(path).new_id()  # ids unique
