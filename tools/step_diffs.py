@@ -26,6 +26,7 @@ BUDGETS = {
     ("step02", "step03"): 450,
     ("step03", "step04"): 150,
     ("step04", "step05"): 300,
+    ("step05", "step06"): 300,
 }
 
 

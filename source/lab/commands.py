@@ -23,11 +23,22 @@ from entries import DAMAGED, Context, build_context, path_to_leaf
 # >> 02 until 05
 from messages import Message
 # <<
-# >> 05 until prod
+# >> 05 until 06
 from messages import Message, tool_calls, unanswered_calls
 # <<
+# >> 06 until prod
+from messages import Message, summary_in, tool_calls, unanswered_calls
+# <<
 # >> prod
-from messages import Message, printable, shortened, tool_calls, tool_result, unanswered_calls
+from messages import (
+    Message,
+    printable,
+    shortened,
+    summary_in,
+    tool_calls,
+    tool_result,
+    unanswered_calls,
+)
 # <<
 # >> 04
 from model import DEFAULT_MODEL, MODELS
@@ -295,6 +306,9 @@ def tree_command(chat: Chat, argument: str) -> CommandResult:
     from entry_graph import network_text, tree_graph
 
     session = chat.session
+    # >> 06
+    session.read_all()  # a resume from the end may have left the start of the file unread
+    # <<
     if not session.entries:
         return CommandResult(["(no entries yet)"])
     graph = tree_graph(session.entries, session.leaf_id)
@@ -317,6 +331,9 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     # <<
     if not argument:
         return CommandResult(["usage: /branch ID (/tree shows the ids)"])
+    # >> 06
+    session.read_all()  # the entry may be in the part a resume from the end did not read
+    # <<
     if argument not in session.entries:
         return CommandResult([f"no entry {shown} in this session (/tree shows the ids)"])
     # >> prod
@@ -359,6 +376,58 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         lines.append(f"note: {choice.fallback_message()}")
     return CommandResult(lines)
 # <<
+# >> 06
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What a compaction did, for the line that says so."""
+
+    summarised: int  # messages the summary stands in for
+    kept: int  # messages the model is still given as they are
+
+    def __str__(self) -> str:
+        return f"compacted: a summary stands in for {self.summarised} messages; {self.kept} kept"
+
+
+def compact(chat: Chat) -> Compacted | None:
+    """Replace everything before the last turn with a summary: one compaction entry, whose
+    first kept entry is that turn's user message. None, and nothing written, if there is
+    nothing before it but an earlier summary.
+
+    Stop here: the boundary is a user's message, where a turn starts. Keep "the last N
+    messages" instead, and the first one kept can be a tool result whose call was summarised
+    away: a history a real model API refuses.
+    """
+    session = chat.session
+    path = path_to_leaf(session.entries, session.leaf_id).entries  # it starts at what is kept
+    turns = [
+        i for i, e in enumerate(path) if e["type"] == "message" and e["message"]["role"] == "user"
+    ]
+    if not turns or turns[-1] == 0:
+        return None
+    summarised = build_context(session.entries, path[turns[-1] - 1]["id"]).messages
+    if all(summary_in(message) is not None for message in summarised):
+        return None
+    summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
+    session.append_compaction(summary, path[turns[-1]]["id"])
+    chat.follow(build_context(session.entries, session.leaf_id))
+    return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
+
+
+def compact_command(chat: Chat, argument: str) -> CommandResult:
+    """`/compact`: a summary replaces all but the last turn; the file gains one line."""
+    # >> 06 until prod
+    done = compact(chat)
+    # <<
+    # >> prod
+    with stop_signals_deferred():  # a write, like a save: never cut halfway
+        done = compact(chat)
+    # <<
+    if done is None:
+        return CommandResult(["nothing to compact: only the last turn, or a summary, is there"])
+    return CommandResult([str(done)])
+# <<
 
 
 COMMANDS: dict[str, Command] = {
@@ -370,6 +439,11 @@ COMMANDS: dict[str, Command] = {
     "/tree": Command("/tree", "show every entry; ● marks the active path", tree_command),
     "/branch": Command(
         "/branch ID", "go back to entry ID; the next message hangs there", branch_command
+    ),
+    # <<
+    # >> 06
+    "/compact": Command(
+        "/compact", "replace all but the last turn with a summary", compact_command
     ),
     # <<
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),

@@ -18,6 +18,10 @@ New in step 04: a model_change has its own colour.
 New in step 05: a branch entry has its own colour, and `/tree` prints `tree_graph` of the
 entries in memory, ● on the active path, ○ off it.
 # <<
+# >> 06
+New in step 06: a compaction has its own colour, and what it summarised is off the path: the
+walk from the leaf ends at what it keeps.
+# <<
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ KIND_COLOURS = {
     # <<
     # >> 05
     "branch": "#f4978e",  # a leaf move
+    # <<
+    # >> 06
+    "compaction": "#ffd6a5",  # a summary stands in for what came before
     # <<
 }
 # >> prod

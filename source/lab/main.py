@@ -2,8 +2,11 @@
 # >> 02 until 03
 """The interactive program: python main.py [--session-dir DIR]
 # <<
-# >> 03 until prod
+# >> 03 until 06
 """The interactive program: python main.py [--continue] [--session-dir DIR]
+# <<
+# >> 06 until prod
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--compact-at N]
 # <<
 # >> 02 until prod
 
@@ -12,12 +15,16 @@ It parses arguments, reads lines, runs the loop and saves what is new after each
 With --continue it first rebuilds the most recent session's conversation and aligns the
 cursor, so only new messages are written.
 # <<
+# >> 06
+With --compact-at N it compacts first when a turn's context would be over N characters.
+# <<
 Every fault a user can meet ends here as one `error:` or `warning:` line; Ctrl-C ends the run
 in one line that says what was saved.
 """
 # <<
 # >> prod
-"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync] [--model NAME]
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--compact-at N]
+[--fsync] [--model NAME]
 
 It parses arguments, reads lines, runs the loop and saves each message the moment it is
 finished. With --continue it first rebuilds the most recent session's conversation and aligns
@@ -47,17 +54,36 @@ from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-# >> 02 until prod
+# >> 02 until 06
 from commands import Chat, is_command, run_command  # noqa: E402
+# <<
+# >> 06 until prod
+from commands import Chat, compact, is_command, run_command  # noqa: E402
+# <<
+# >> 02 until prod
 from loop import TooManyRounds, run_turn  # noqa: E402
+# <<
+# >> 02 until 06
 from messages import user_text  # noqa: E402
+# <<
+# >> 06 until prod
+from messages import context_size, user_text  # noqa: E402
+# <<
+# >> 02 until prod
 from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
 from render import counted, render  # noqa: E402
 # <<
 # >> prod
-from commands import CANCELLED, Chat, is_command, model_command, run_command  # noqa: E402
+from commands import (  # noqa: E402
+    CANCELLED,
+    Chat,
+    compact,
+    is_command,
+    model_command,
+    run_command,
+)
 from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
-from messages import shortened, unanswered_calls, user_text  # noqa: E402
+from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
 from render import counted, printable, render  # noqa: E402
 # <<
@@ -117,6 +143,15 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One `error:` line and status 1, as for any other bad input (argparse would exit 2)."""
         raise UsageError(f"{message} (see --help)")
+# >> 06
+
+
+def characters(text: str) -> int:
+    """--compact-at's N: a whole number of characters, at least 1."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of characters: {text}")
+    return int(text)
+# <<
 
 
 # >> prod
@@ -159,6 +194,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="DIR",
         help="where session files go (default: .sessions)",
     )
+    # >> 06
+    parser.add_argument(
+        "--compact-at",
+        type=characters,
+        metavar="N",
+        help="compact first when a turn's context would be over N characters",
+    )
+    # <<
     # >> prod
     parser.add_argument(
         "--fsync",
@@ -304,6 +347,8 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     chat = open_session(args, terminal)
     # >> prod
     MODELS[chat.model]  # a real model the file recorded checks its key now, before any turn
+    # <<
+    # >> 06
     reported = chat.session.entries.damaged  # the damaged lines open_session has named
     # <<
     echo = not stdin.isatty()
@@ -325,6 +370,11 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 # <<
                 for shown in result.lines:
                     terminal.say(shown)
+                # >> 06 until prod
+                # A resume from the end may leave the start of the file unread, until /tree
+                # or /branch reads it: damage found then is named too, never silently dropped.
+                reported = report_damage(chat, terminal, reported)
+                # <<
                 # >> prod
                 # Entries off the path are checked when a command first uses them (/tree,
                 # /branch): damage found then is named too, never silently dropped.
@@ -333,6 +383,9 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 if result.exit:
                     break
                 continue
+            # >> 06
+            compact_first_if_over(chat, line, args.compact_at, terminal)
+            # <<
             # >> 04
             model = MODELS[chat.model]  # a /model command may have switched it
             # <<
@@ -373,16 +426,37 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     return 0
 
 
-# >> prod
+# >> 06
+def compact_first_if_over(chat: Chat, line: str, limit: int | None, terminal: Terminal) -> None:
+    """--compact-at: compact before a turn whose context would be over `limit` characters."""
+    if limit is not None and context_size([*chat.messages, user_text(line)]) > limit:
+        # >> 06 until prod
+        done = compact(chat)
+        # <<
+        # >> prod
+        with stop_signals_deferred():  # a write, like a save: never cut halfway
+            done = compact(chat)
+        # <<
+        if done is not None:  # (with only one turn, there is nothing to compact)
+            terminal.say(f"{done}: the context was over {limit} characters")
+
+
 def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     """One `warning:` line for the damaged lines found since `reported`; the new count."""
     if (found := chat.session.entries.damaged - reported) > 0:
         lines = "line" if found == 1 else "lines"
+        # >> 06 until prod
+        shown = chat.session.path
+        # <<
+        # >> prod
         shown = printable(str(chat.session.path))
+        # <<
         warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
     return chat.session.entries.damaged
 
 
+# <<
+# >> prod
 def chosen_model(chat: Chat, chosen: str | None) -> str:
     """Take `--model NAME`, if given, over the session's model, and name the model that
     answers, for the first line: once, and saying what it overrode.

@@ -118,6 +118,30 @@ def tool_calls(message: Message) -> list[ToolCallBlock]:
     return [block for block in message["content"] if block["type"] == "toolCall"]
 
 
+# >> 06
+# A compaction's summary reaches the model as a user message that says what it is.
+SUMMARY_HEADING = "Summary of the conversation before this point:"
+
+
+def summary_message(summary: str) -> UserMessage:
+    """What the model is given in place of the messages a compaction replaced."""
+    return user_text(f"{SUMMARY_HEADING}\n{summary}")
+
+
+def summary_in(message: Message) -> str | None:
+    """The summary `message` carries, if `summary_message` made it; else None."""
+    text = text_of(message)
+    if message["role"] != "user" or not text.startswith(f"{SUMMARY_HEADING}\n"):
+        return None
+    return text.removeprefix(f"{SUMMARY_HEADING}\n")
+
+
+def context_size(messages: Sequence[Message]) -> int:
+    """How big a context is, in characters of its JSON: what --compact-at compares."""
+    return len(orjson.dumps(messages).decode())
+
+
+# <<
 # >> 05
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     """The tool calls at the end of the conversation that no toolResult answers.

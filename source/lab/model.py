@@ -24,7 +24,7 @@ from pathlib import Path
 # <<
 from typing import Protocol
 
-# >> 02 until prod
+# >> 02 until 06
 from messages import (
     AssistantMessage,
     Message,
@@ -36,7 +36,7 @@ from messages import (
     value_text,
 )
 # <<
-# >> prod
+# >> 06
 from messages import (
     AssistantMessage,
     Message,
@@ -44,6 +44,7 @@ from messages import (
     assistant_message,
     history_problem,
     shortened,
+    summary_in,
     text_of,
     tool_calls,
     value_text,
@@ -102,6 +103,12 @@ class Model(Protocol):
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         """Answer the conversation so far; the last event is always `Done`."""
         ...
+    # >> 06
+
+    def summarize(self, messages: Sequence[Message]) -> str:
+        """A summary that can stand in for `messages` from now on (what /compact writes)."""
+        ...
+    # <<
 
 
 # An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
@@ -203,6 +210,28 @@ class ScriptedModel:
         for call in tool_calls(reply):
             yield ToolCallEvent(call)
         yield Done(reply)
+    # >> 06
+
+    def summarize(self, messages: Sequence[Message]) -> str:
+        """One line for each user message and each tool result, the newest SUMMARY_LINES: the
+        same messages always get the same summary, and "what was the result" still answers.
+
+        Stop here: an earlier summary among `messages` is carried over line by line. Summarise
+        only what came after it, and a second compaction loses what the first one kept.
+        """
+        lines: list[str] = []
+        for message in messages:
+            text = " ".join(text_of(message).split())  # one line, whatever the message held
+            if (earlier := summary_in(message)) is not None:
+                lines += earlier.splitlines()
+            elif message["role"] == "user":
+                lines.append(f"- asked: {shortened(text, SUMMARY_WIDTH)}")
+            elif message["role"] == "toolResult" and not message["isError"]:
+                expression = _expression_of_call(messages, message["toolCallId"])
+                line = f"- {message['toolName']}({expression}) -> {text}"
+                lines.append(shortened(line, SUMMARY_WIDTH))
+        return "\n".join(lines[-SUMMARY_LINES:])
+    # <<
 
     def reply(self, messages: Sequence[Message], tool_names: Sequence[str]) -> AssistantMessage:
         """The whole answer at once; `stream` cuts it into events."""
@@ -325,7 +354,20 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
         if message["role"] == "toolResult" and not message["isError"]:
             expression = _expression_of_call(messages, message["toolCallId"])
             return style.recall.format(expression=expression, result=text_of(message))
+        # >> 06
+        if found := _SUMMARISED_RESULT.findall(summary_in(message) or ""):
+            expression, result = found[-1]  # a result a compaction summarised: the newest
+            return style.recall.format(expression=expression, result=result)
+        # <<
     return style.no_recall
+# >> 06
+
+
+# A summary keeps the newest lines, each cut to a width: its size does not grow with the session.
+SUMMARY_LINES = 20
+SUMMARY_WIDTH = 80
+_SUMMARISED_RESULT = re.compile(r"^- \w+\((.*)\) -> (.*)$", re.MULTILINE)
+# <<
 
 
 # A word and the spaces around it: joined back, the pieces are the text exactly.
