@@ -13,6 +13,20 @@ STEPS = sorted(p for p in (LAB_ROOT / "labs").glob("step[0-9][0-9]_*") if p.is_d
 NOTEBOOKS = sorted((LAB_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """LAB_CHECK_SHARD=I/N (set by tools/run_checks.py): keep every N-th test from the I-th,
+    so that N processes side by side run each test once. The tests here mostly wait on the
+    processes they start; in shares they finish sooner on the same cores."""
+    shard = os.environ.get("LAB_CHECK_SHARD")
+    if not shard:
+        return
+    index, count = (int(n) for n in shard.split("/"))
+    kept = [item for number, item in enumerate(items) if number % count == index - 1]
+    left = [item for number, item in enumerate(items) if number % count != index - 1]
+    config.hook.pytest_deselected(items=left)
+    items[:] = kept
+
+
 def step_ids(steps: list[Path]) -> list[str]:
     return [step.name for step in steps]
 

@@ -10,6 +10,12 @@ step's tests is the one that proves the step copies out.
     python tools/copy_out.py labs/step03_continue            with this interpreter (.venv)
     python tools/copy_out.py --own-venv labs/step05_branching
     python3 tools/copy_out.py --venv-only labs/step05_branching   make that environment, no more
+    python tools/copy_out.py --shard 2/3 labs/step07_production   a third of its test files
+
+With --shard I/N the copy runs the I-th of N shares of the step's test files (the biggest
+first, each to the lightest share so far), and shard 1 alone checks the demo: `make check`
+runs the shares side by side, because the production step's suite spends most of its time
+waiting on the processes it starts, not computing.
 
 With --own-venv the copy runs in a virtual environment holding only the step's own
 `requirements.txt` (made once under .venv/step-venvs/, named by a hash of that file and the
@@ -96,6 +102,20 @@ def check_demo(python: Path, original: Path, copy: Path, elsewhere: Path) -> boo
     return False
 
 
+def shard_files(tests: Path, shard: str | None) -> list[str]:
+    """The test files of share I of N (`shard` "I/N"), or all of them (no shard): the split
+    balances the files' sizes, a stand-in for their running times that never changes between
+    runs, so each share is the same files every time."""
+    files = sorted(tests.glob("test_*.py"), key=lambda f: (-f.stat().st_size, f.name))
+    if shard is None:
+        return []  # pytest's own discovery: every test file
+    index, count = (int(n) for n in shard.split("/"))
+    shares: list[list[Path]] = [[] for _ in range(count)]
+    for file in files:
+        min(shares, key=lambda share: sum(f.stat().st_size for f in share)).append(file)
+    return [str(f.relative_to(tests.parent)) for f in sorted(shares[index - 1])]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("step", type=Path, help="a step folder, e.g. labs/step03_continue")
@@ -105,7 +125,13 @@ def main() -> int:
     parser.add_argument(
         "--venv-only", action="store_true", help="only make (or find) that environment"
     )
+    parser.add_argument("--shard", help="I/N: run the I-th of N shares of the test files")
     args = parser.parse_args()
+    if args.shard and not (
+        re.fullmatch(r"[1-9][0-9]*/[1-9][0-9]*", args.shard)
+        and int(args.shard.split("/")[0]) <= int(args.shard.split("/")[1])
+    ):
+        parser.error("--shard takes I/N, two whole numbers, 1 <= I <= N")
     original = args.step.resolve()
     if args.venv_only:  # `make check` runs this beside the lab's own install
         own_venv(original)
@@ -122,9 +148,14 @@ def main() -> int:
         shutil.copytree(original, copy, ignore=LEFTOVERS)
         elsewhere = Path(folder) / "elsewhere"
         elsewhere.mkdir()
-        demo_ok = check_demo(python, original, copy, elsewhere)
+        first = args.shard is None or args.shard.startswith("1/")
+        demo_ok = check_demo(python, original, copy, elsewhere) if first else True
+        files = shard_files(copy / "tests", args.shard)
+        if args.shard and not files:  # no arguments at all would mean every test file
+            print(f"FAIL shard {args.shard} of {original.name} holds no test file")
+            return 1
         tests = subprocess.run(
-            [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
             cwd=copy,
             env=environment,
             capture_output=True,
@@ -139,7 +170,7 @@ def main() -> int:
         if tests.returncode == 5:
             print("FAIL pytest collected no tests in the copy")
     where = "its own requirements.txt only" if args.own_venv else "the lab's environment"
-    demo = "demo matches" if demo_ok else "DEMO DIFFERS"
+    demo = ("demo matches" if demo_ok else "DEMO DIFFERS") if first else "demo in shard 1"
     print(f"{verdict}; {demo}; in a copy made alone ({where})")
     return 0 if demo_ok and tests_ok else 1
 

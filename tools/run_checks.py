@@ -26,6 +26,11 @@ from pathlib import Path
 LAB_ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 TAIL_LINES = 40
+# How many shares a suite runs in, side by side (see tools/copy_out.py --shard, and
+# tests/conftest.py for the course-wide ones).
+SHARES = {"step05": 2, "step06": 2, "step07": 4}
+COURSE_SHARES = 2
+FAULT_SHARES = 3
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class Part:
     cwd: Path
     # About how many CPU seconds it takes: the heaviest start first, so the cores finish together.
     weight: int = 1
+    # "I/N": the course-wide tests keep every N-th one from the I-th (tests/conftest.py).
+    shard: str | None = None
 
 
 def parts() -> Iterator[Part]:
@@ -46,31 +53,50 @@ def parts() -> Iterator[Part]:
     for step in steps:
         own = ["--own-venv"] if step == steps[-1] else []
         command = [sys.executable, "tools/copy_out.py", *own, str(step.relative_to(LAB_ROOT))]
-        weight = 3 * len(list(step.glob("tests/test_*.py"))) // 2
-        yield Part(f"tests {step.name} (copied out)", command, LAB_ROOT, weight)
-    yield Part(
-        "tests course-wide",
-        [*PYTEST, "tests", "--ignore=tests/test_faults.py"],
-        LAB_ROOT,
-        weight=12,
-    )
-    # Real kills, file size limits and two writers: a minute of processes, run beside the rest.
-    yield Part("tests faults", [*PYTEST, "tests/test_faults.py"], LAB_ROOT, weight=28)
-    yield Part(
-        "notebooks (nbval)",
-        [
-            *PYTEST,
-            "-p",
-            "nbval.plugin",
-            "--nbval",
-            "--nbval-current-env",
-            "--nbval-sanitize-with",
-            "notebooks/nbval-sanitize.cfg",
-            *sorted(str(p.relative_to(LAB_ROOT)) for p in LAB_ROOT.glob("notebooks/*.ipynb")),
-        ],
-        LAB_ROOT,
-        weight=40,
-    )
+        files = len(list(step.glob("tests/test_*.py")))
+        # The bigger suites wait on the processes they start (kills, signals, endpoints)
+        # far more than they compute: run in shares side by side, they finish sooner.
+        count = SHARES.get(step.name[:6], 1)
+        for index in range(1, count + 1):
+            shard = [f"--shard={index}/{count}"] if count > 1 else []
+            name = f"tests {step.name}" + (f" {index}/{count}" if count > 1 else "")
+            weight = 3 * files // (2 * count)
+            sharded = [*command[:2], *shard, *command[2:]]
+            yield Part(f"{name} (copied out)", sharded, LAB_ROOT, weight)
+    for index in range(1, COURSE_SHARES + 1):
+        yield Part(
+            f"tests course-wide {index}/{COURSE_SHARES}",
+            [*PYTEST, "tests", "--ignore=tests/test_faults.py"],
+            LAB_ROOT,
+            weight=12 // COURSE_SHARES,
+            shard=f"{index}/{COURSE_SHARES}",
+        )
+    # Real kills, file size limits and two writers: processes that mostly wait, in shares.
+    for index in range(1, FAULT_SHARES + 1):
+        yield Part(
+            f"tests faults {index}/{FAULT_SHARES}",
+            [*PYTEST, "tests/test_faults.py"],
+            LAB_ROOT,
+            weight=28 // FAULT_SHARES,
+            shard=f"{index}/{FAULT_SHARES}",
+        )
+    # One kernel runs one notebook's cells in order; the notebooks run side by side.
+    for notebook in sorted(LAB_ROOT.glob("notebooks/*.ipynb")):
+        yield Part(
+            f"notebook {notebook.stem} (nbval)",
+            [
+                *PYTEST,
+                "-p",
+                "nbval.plugin",
+                "--nbval",
+                "--nbval-current-env",
+                "--nbval-sanitize-with",
+                "notebooks/nbval-sanitize.cfg",
+                str(notebook.relative_to(LAB_ROOT)),
+            ],
+            LAB_ROOT,
+            weight=5,
+        )
     yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=16)
 
 
@@ -85,6 +111,7 @@ def run(part: Part) -> tuple[Part, int, str, float, float]:
         **os.environ,
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        **({"LAB_CHECK_SHARD": part.shard} if part.shard else {}),
     }
     process = subprocess.Popen(
         part.command,
@@ -110,9 +137,9 @@ def summary(output: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    # Most parts spend some of their time waiting on a child (a sleep, a pipe): one part more
-    # than there are cores keeps every core busy.
-    parser.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 1)
+    # Most parts spend most of their time waiting on a child (a sleep, a pipe, a kill): two
+    # parts a core, and one more, keep every core busy.
+    parser.add_argument("--jobs", type=int, default=2 * (os.cpu_count() or 1) + 1)
     parser.add_argument("only", nargs="*", help="run only parts whose name contains one of these")
     args = parser.parse_args()
     selected = [p for p in parts() if not args.only or any(o in p.name for o in args.only)]
