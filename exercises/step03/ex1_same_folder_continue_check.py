@@ -1,12 +1,12 @@
 """Check 03.1: in folders of sessions built for it, each query finds the most recently modified
-usable session that holds a message and was started in that very folder.
+usable session that was started in that very folder.
 
 A check that builds one tidy folder accepts a solution that handles only that folder, so
 every way of being almost right gets a folder of its own, where it picks another file than
 the right one:
 
-- other projects, a session with no message, and unusable files (a newer version, no header,
-  an empty file, a folder, a dangling link and a FIFO, which blocks a plain open() forever);
+- other projects, and unusable files (a newer version, no header, an empty file, a folder,
+  a dangling link);
 - a subfolder, a parent folder and a sibling whose name starts the same: a string prefix
   matches them, a folder comparison does not;
 - the same folder written through a symlink (by a harness that records $PWD), with a
@@ -15,19 +15,17 @@ the right one:
 - "latest" is the modification time, not the name or createdAt, and a tie goes to the later
   name (list_session_files' order).
 
-Modification times are set, never waited for. Every call runs under a 2-second alarm, so a
-solution that blocks on the FIFO fails with a verdict instead of hanging the check.
+Modification times are set, never waited for.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import ModuleType
 
 import orjson
 
@@ -35,11 +33,6 @@ from messages import user_text
 from session import Session
 
 NOW = 1_800_000_000  # every file's modification time is NOW minus its age in seconds
-CALL_SECONDS = 2
-
-
-class Blocked(BaseException):
-    """Raised by the alarm. A BaseException, so a student's `except Exception` cannot hide it."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +82,9 @@ def check(module: ModuleType) -> str:
         )
     return (
         f"{queries + 1} queries over 6 folders of sessions (and a missing one) each found the "
-        "most recently modified usable session holding a message and started in that very "
-        "folder: other projects, 2 sessions without a message, 6 unusable files (a FIFO among "
-        "them), a subfolder, a parent and a look-alike sibling were passed over; the folder "
+        "most recently modified usable session started in that very folder: other projects, "
+        "5 unusable files, a subfolder, a parent and a look-alike sibling were passed over; the "
+        "folder "
         "was recognised through a symlink, a trailing slash and '..'; a session whose folder "
         "is gone did not stop the search; mtime, not the name, decided, and a tie went to the "
         "later name; None for a folder with no session and for a missing sessions folder"
@@ -103,21 +96,8 @@ def call(
 ) -> Path | None:
     """The student's answer, as a Path (or None); any exception becomes a verdict."""
 
-    def alarm(signum: int, frame: FrameType | None) -> None:
-        raise Blocked
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
     try:
         found = find(sessions, query.cwd)
-    except Blocked:
-        raise AssertionError(
-            f"find_latest_session_in did not return within {CALL_SECONDS} s: it blocked on a "
-            "FIFO named like a session (a plain open() waits for a writer forever). Read "
-            "headers with read_header, which opens without blocking and refuses what is not "
-            "a regular file",
-            find,
-        ) from None
     except Exception as error:
         context = f" (the folder holds {stories['gone']})" if "gone" in stories else ""
         raise AssertionError(
@@ -126,9 +106,6 @@ def call(
             "nothing, is passed over: it never ends the search",
             find,
         ) from error
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
     assert found is None or isinstance(found, str | os.PathLike), (
         f"find_latest_session_in must return a Path or None, not {found!r}",
         find,
@@ -149,13 +126,6 @@ def saved(sessions: Path, name: str, cwd: Path | str, age: int) -> Path:
     session = Session.create(sessions, session_id=name, created_at=created_at(name), cwd=str(cwd))
     session.append_message(user_text(f"hello from {name}"))
     return aged(session.path, age)
-
-
-def header_only(sessions: Path, name: str, cwd: Path, age: int) -> Path:
-    """A session with no message (what an older version left after a run that said nothing)."""
-    path = sessions / f"{name}.jsonl"
-    path.write_bytes(header_line(name, cwd))
-    return aged(path, age)
 
 
 def header_line(name: str, cwd: Path) -> bytes:
@@ -182,14 +152,13 @@ def folders(root: Path, *names: str) -> list[Path]:
 
 
 def unusable_files(root: Path, sessions: Path, cwd: Path, stories: dict[str, str]) -> None:
-    """Six files named like sessions that cannot be one, newer than every session here."""
+    """Five files named like sessions that cannot be one, newer than every session here."""
     made = {
         "20260105-v2.jsonl": "has a newer version (read_header refuses it): pass it over",
         "20260106-garbage.jsonl": "has no header (read_header refuses it): pass it over",
         "20260107-empty.jsonl": "is empty (read_header refuses it): pass it over",
         "20260108-folder.jsonl": "is a folder, not a session: pass it over",
         "20260109-dangling.jsonl": "is a link to nothing, not a session: pass it over",
-        "20260110-fifo.jsonl": "is a FIFO, not a session: pass it over",
     }
     header = {"type": "header", "version": 2, "id": "v2", "createdAt": "", "cwd": str(cwd)}
     (sessions / "20260105-v2.jsonl").write_bytes(orjson.dumps(header) + b"\n")
@@ -197,7 +166,6 @@ def unusable_files(root: Path, sessions: Path, cwd: Path, stories: dict[str, str
     (sessions / "20260107-empty.jsonl").write_bytes(b"")
     (sessions / "20260108-folder.jsonl").mkdir()
     (sessions / "20260109-dangling.jsonl").symlink_to(root / "nowhere.jsonl")
-    os.mkfifo(sessions / "20260110-fifo.jsonl")
     for age, name in enumerate(reversed(made), start=10):
         aged(sessions / name, age)
     stories.update(made)
@@ -208,28 +176,18 @@ def projects_and_unusable_files(root: Path, sessions: Path, stories: dict[str, s
     saved(sessions, "20260101-a1", a, 500)
     saved(sessions, "20260102-a2", a, 400)
     saved(sessions, "20260103-b1", b, 300)
-    header_only(sessions, "20260104-a3", a, 240)
-    with (sessions / "20260104-a4.jsonl").open("ab") as file:  # a model change, no message
-        change = {"type": "model_change", "id": "e1", "parentId": None, "model": "scripted-v2"}
-        file.write(header_line("20260104-a4", a) + orjson.dumps(change) + b"\n")
-    aged(sessions / "20260104-a4.jsonl", 250)
     unusable_files(root, sessions, a, stories)
     stories["20260101-a1.jsonl"] = (
-        "is the older of a's two sessions that hold a message (the list is newest first)"
+        "is the older of a's two sessions (the list is newest first)"
     )
     stories["20260103-b1.jsonl"] = "was started in b"
-    stories["20260104-a3.jsonl"] = "was started in a but holds no message"
-    stories["20260104-a4.jsonl"] = (
-        "was started in a but holds no message, only a model change (an entry of another kind)"
-    )
     return [
         Query(
             str(a),
             "cwd a",
             "20260102-a2.jsonl",
-            "it is the newest of a's sessions that hold a message. Keep only sessions whose "
-            "header's cwd is the folder you were given and that hold a message (--continue "
-            "passes over one that holds none), and pass over every file read_header refuses",
+            "it is the newest of a's sessions. Keep only sessions whose header's cwd is the "
+            "folder you were given, and pass over every file read_header refuses",
         ),
         Query(str(b), "cwd b", "20260103-b1.jsonl", "it is b's only session"),
         Query(str(c), "cwd c", None, "no session was started in c"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from session import UnusableSessionFile, holds_a_message, list_session_files, read_header
+from session import UnusableSessionFile, list_session_files, read_header
 
 EXPECTED_FAIL = "for cwd here find_latest_session_in raised FileNotFoundError"
 
@@ -23,6 +23,6 @@ def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | Non
             header = read_header(path)
         except UnusableSessionFile:
             continue
-        if os.path.samefile(header["cwd"], cwd) and holds_a_message(path):
+        if os.path.samefile(header["cwd"], cwd):
             return path
     return None
