@@ -40,7 +40,6 @@ from pathlib import Path
 from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from entries import Entry, path_to_leaf  # noqa: F401  (you will need path_to_leaf)
-from messages import printable  # noqa: F401  (show what the user typed with printable())
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
@@ -96,7 +95,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 

@@ -7,13 +7,13 @@ process that knows nothing but the file, and a session list titled by it.
   after a turn must write exactly one `session_info` through it, under the leaf, and move the
   leaf; the next turn hangs under it, a rename appends another; the first `/name` of a
   session with nothing written yet creates the file with its header.
-- Bad input. `/name` alone, the name in force and names holding control characters (ESC, a
-  bidirectional override, a C1 control) leave the file as it was, and the chat's name too.
+- Bad input. `/name` alone and the name in force leave the file as it was, and the chat's
+  name too.
 - The path, not the file. In a file with a branch the last name in the file is on a branch
   the leaf is not on; the name asked at five leaves is the last one on each one's path, and
   each expected value differs from the file's last, the path's first and None. A title with
   no name is the first user message of the path, in a file whose first user message is on
-  an abandoned tree; a name from a file is shown escaped.
+  an abandoned tree.
 - A real restart. A child process loads the student's module afresh, opens each file with
   `open_chat` and lists the folder with `list_sessions`: nothing of this process survives
   into it, so only what the files hold can come back.
@@ -38,7 +38,7 @@ import orjson
 import session as session_module
 from commands import CommandResult
 from entries import Entry
-from messages import Message, assistant_message, preview, printable, user_text
+from messages import Message, assistant_message, preview, user_text
 from session import Session, SessionError, read_session
 
 STEP_DIR = Path(session_module.__file__).resolve().parent
@@ -46,7 +46,7 @@ KIND = "session_info"
 CHILD_SECONDS = 20  # a fresh interpreter opening a few small files: well under 1 s
 LONG = "please tell me, what is the sum of 2+3 and why does it matter to you"
 LONG_MESSAGE = user_text(LONG)
-WIDE_NAME = "税务 Fragen für 2026"  # three scripts, and spaces: a name is any printable text
+WIDE_NAME = "税务 Fragen für 2026"  # three scripts, and spaces: a name is any text
 
 WRITTEN: list[Entry] = []  # every entry written through Session.append_entry, in order
 
@@ -99,17 +99,13 @@ def check(module: ModuleType) -> str:
             "`/name` alone wrote to the session file: showing the name writes nothing",
             module.name_command,
         )
-        hostile = ["\x1b[31mred", "left\u202eright", "a\x85b", "\x1b]0;title\x07"]
-        for argument in hostile[:2]:
-            refused(module, chat, argument, before=None, name=None)
 
         # --- After a turn: one entry under the leaf, through the one write path -------------
         say(chat, "what is 12*8", "12*8 = 96.")  # e1, e2
         named(module, append, chat, "tax questions", leaf="e2", new_id="e3")
         expect_shown(module, chat, "tax questions")
         before = path.read_bytes()
-        for argument in ["tax questions", *hostile[2:]]:
-            refused(module, chat, argument, before=before, name="tax questions")
+        refused(module, chat, "tax questions", before=before, name="tax questions")
         say(chat, "what was the result", "The last result was 96 (12*8).")  # e4, e5
         named(module, append, chat, "arithmetic", leaf="e5", new_id="e6")  # a rename appends
         chain = [(e["id"], e["parentId"]) for e in read_session(path).entries]
@@ -148,7 +144,7 @@ def check(module: ModuleType) -> str:
                 name_at,
             )
 
-        # --- Titles: the name shown escaped, else the path's first user message ------------
+        # --- Titles: the name in force, else the path's first user message ----------------
         rerooted = rerooted_file(folder)
         cases = titles(branched.entries, rerooted)
         for what, entries, leaf, want in cases:
@@ -204,13 +200,13 @@ def check(module: ModuleType) -> str:
     return (
         "`/name TEXT` wrote one session_info through session.append_entry, under the leaf, "
         "and a turn and a rename hung under it (e1 <- ... <- e6); a session's first `/name` "
-        f"created the file with its header; `/name` alone, the name in force and "
-        f"{len(hostile)} names with control characters wrote nothing; a name of four words in "
+        "created the file with its header; `/name` alone and the name in force wrote "
+        "nothing; a name of four words in "
         f"three scripts was kept whole; at {len(leaves)} leaves of a branched file, and on "
         f"{len(among_other_kinds())} paths where other kinds follow the name (one ending on a "
         "model switch), the name was the last one on the path, not in the file; "
         f"{len(untrustworthy())} names that are no string gave none; {len(cases)} titles "
-        "were the name shown escaped, else the path's first user message; a new process "
+        "were the name in force, else the path's first user message; a new process "
         f"reopening {len(expected)} files restored their names and listed them with those "
         "titles, newest first, leaving out an unusable file; the step's own reader still "
         "restores every message"
@@ -243,24 +239,17 @@ def command(module: ModuleType, chat: Any, line: str) -> list[str]:
         raise
     except Exception as error:
         raise AssertionError(
-            f"`{printable(line)}` raised {type(error).__name__}: {error}: a command answers "
+            f"`{escaped(line)}` raised {type(error).__name__}: {error}: a command answers "
             "in lines (one saying what is wrong, for bad input) and never raises",
             module.name_command,
         ) from error
     assert isinstance(result, CommandResult) and not result.exit, (
-        f"`{printable(line)}` returned {result!r}: return a CommandResult with the lines to print",
+        f"`{escaped(line)}` returned {result!r}: return a CommandResult with the lines to print",
         module.name_command,
     )
     assert result.lines and all(isinstance(shown, str) for shown in result.lines), (
-        f"`{printable(line)}` answered {result.lines!r}: answer at least one line of text, so "
+        f"`{escaped(line)}` answered {result.lines!r}: answer at least one line of text, so "
         "the user sees what happened",
-        module.name_command,
-    )
-    raw = [shown for shown in result.lines if printable(shown) != shown]
-    assert not raw, (
-        f"`{printable(line)}` answered {printable(raw[0])!r} with its control characters raw "
-        "(shown here escaped): the terminal would obey them. Whatever an answer repeats of "
-        "what was typed, or read from the file, goes through printable()",
         module.name_command,
     )
     return result.lines
@@ -287,20 +276,14 @@ def refused(
     leaf, messages = chat.session.leaf_id, list(chat.messages)
     command(module, chat, f"/name {argument}")
     after = chat.session.path.read_bytes() if chat.session.path.exists() else None
-    if argument == name:
-        why = "that is already the session's name"
-    else:
-        why = (
-            f"{quoted(argument)} holds a control character (printable() would show it "
-            "escaped): such a name could recolour or wipe the list it is shown in"
-        )
+    why = "that is already the session's name"
     assert after == before and chat.session.leaf_id == leaf, (
-        f"`/name {printable(argument)}` wrote to the session file, but {why}: answer one line "
+        f"`/name {escaped(argument)}` wrote to the session file, but {why}: answer one line "
         "and write nothing (a line in the file is forever)",
         module.name_command,
     )
     assert chat.name == name and chat.messages == messages, (
-        f"`/name {printable(argument)}` changed the chat (name {chat.name!r}, "
+        f"`/name {escaped(argument)}` changed the chat (name {chat.name!r}, "
         f"{len(chat.messages)} messages), but {why}: leave it as it was",
         module.name_command,
     )
@@ -488,12 +471,11 @@ def titles(
     branched: dict[str, Entry], rerooted: Written
 ) -> list[tuple[str, dict[str, Entry], str | None, str]]:
     """(what, entries, leaf, the title expected), each expected title unlike the wrong ones."""
-    hostile = "\x1b[2J\x1b[Hwiped"
-    escaped = {
+    named = {
         "e1": {"type": "message", "id": "e1", "parentId": None, "message": user_text(LONG)},
-        "e2": {"type": KIND, "id": "e2", "parentId": "e1", "name": hostile},
+        "e2": {"type": KIND, "id": "e2", "parentId": "e1", "name": "long questions"},
     }
-    unnamed = {"e1": escaped["e1"]}
+    unnamed = {"e1": named["e1"]}
     empty = {"e1": {"type": KIND, "id": "e1", "parentId": None, "name": 7}}
     turns = {
         "e1": {"type": "message", "id": "e1", "parentId": None,
@@ -514,7 +496,7 @@ def titles(
             "e5",
             "what is 2+3",
         ),
-        (f"a session named {quoted(hostile)} in its file", escaped, "e2", printable(hostile)),
+        ("a named session whose first message is long", named, "e2", "long questions"),
         ("an unnamed session whose first message is long", unnamed, "e1", preview(LONG_MESSAGE)),
         ("a session with no message and no usable name", empty, "e1", "(no user message)"),
         (
@@ -547,13 +529,6 @@ def wrong_name(entries: dict[str, Entry], leaf: str | None, got: object, want: s
 
 
 def wrong_title(what: str, got: object, want: str) -> str:
-    if isinstance(got, str) and got != printable(got):
-        return (
-            f"session_title gave {quoted(got)} with its control characters raw (shown here "
-            f"escaped) for {what}: a name from a file can hold anything, and the list would "
-            "send those characters to the terminal, which obeys them; pass it through "
-            "printable()"
-        )
     shown = quoted(got) if isinstance(got, str) else repr(got)
     title = f"session_title gave {shown} for {what}; expected {quoted(want)}"
     if got == "hello":
@@ -569,9 +544,13 @@ def wrong_title(what: str, got: object, want: str) -> str:
 
 
 def quoted(text: str) -> str:
-    """'text' for a FAIL line, every control character shown escaped (repr would double
-    the backslashes printable() writes)."""
-    return f"'{printable(text)}'"
+    """'text' for a FAIL line, every control character shown escaped."""
+    return f"'{escaped(text)}'"
+
+
+def escaped(text: str) -> str:
+    """Text for a FAIL line: a control character is shown, never obeyed."""
+    return repr(text)[1:-1]
 
 
 def ask(

@@ -1,9 +1,7 @@
-"""Right: the name is refused unless str.isprintable(), and the title's first user message is
-taken from build_context's messages.
+"""Right: the title's first user message is taken from build_context's messages.
 
-str.isprintable() is stricter than comparing with printable() (it also refuses a tab and the
-Unicode separators), and build_context already is the path from the leaf, read message by
-message. A check that insisted on printable() or on walking path_to_leaf would fail it.
+build_context already is the path from the leaf, read message by message. A check that
+insisted on walking path_to_leaf would fail it.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import NamedTuple
 from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from entries import Entry, build_context, path_to_leaf
-from messages import preview, printable
+from messages import preview
 from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
@@ -38,9 +36,7 @@ def name_command(chat: NamedChat, argument: str) -> CommandResult:
     if not argument:
         if chat.name is None:
             return CommandResult(["this session has no name (/name TEXT names it)"])
-        return CommandResult([f"session name: {printable(chat.name)}"])
-    if not argument.isprintable():  # control characters, separators, bidi overrides
-        return CommandResult(["a name cannot hold control characters"])
+        return CommandResult([f"session name: {chat.name}"])
     if argument == chat.name:
         return CommandResult([f"the session is already named {argument}"])
     append_session_name(chat.session, argument)  # the file first, then the memory
@@ -61,7 +57,7 @@ def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
     """The list's title for a session: its name, else its first user message."""
     name = session_name_at(entries, leaf_id)
     if name is not None:
-        return printable(name)
+        return name
     users = [m for m in build_context(entries, leaf_id).messages if m["role"] == "user"]
     return preview(users[0]) if users else "(no user message)"
 
@@ -85,7 +81,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 
@@ -129,6 +125,6 @@ def list_sessions(directory: Path | str) -> list[SessionRow]:
 def format_rows(rows: list[SessionRow]) -> str:
     """The table --resume would print."""
     return "\n".join(
-        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {printable(row.path.name)}"
+        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {row.path.name}"
         for number, row in enumerate(rows, start=1)
     )

@@ -15,7 +15,6 @@ from pathlib import Path
 from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from entries import Entry
-from messages import printable
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
@@ -43,7 +42,7 @@ def thinking_command(chat: ThinkingChat, argument: str) -> CommandResult:
         return CommandResult([f"thinking level: {chat.thinking}"])
     if argument not in LEVELS:
         known = ", ".join(LEVELS)
-        return CommandResult([f"unknown level {printable(argument)} (the levels: {known})"])
+        return CommandResult([f"unknown level {argument} (the levels: {known})"])
     if argument == chat.thinking:
         return CommandResult([f"the thinking level is already {argument}"])
     append_thinking_level_change(chat.session, argument)  # the file first, then the memory
@@ -86,7 +85,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 
