@@ -50,7 +50,6 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     preview,
-    printable,
     text_of,
     tool_result,
     user_text,
@@ -59,7 +58,7 @@ from session import Session, SessionError, UnusableSessionFile, read_session
 
 CWD = "/home/ada/project"  # the parents' working directory; a fork continues the same work
 SKIPPED_KEYS = ("type", "id", "parentId")
-LEFT_OUT = ("branch", "damaged")  # a move inside the parent's tree; a line the reader lost
+LEFT_OUT = ("branch",)  # a move inside the parent's tree
 NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}  # 05.2's and 05.3's kinds
 
 # The files a fork may only read, by (device, inode), while the student's function runs, and
@@ -190,9 +189,8 @@ def opened_to_write(
         )
     else:
         what = (
-            "A fork only READS its parent: Session.open opens a session to append to it (it "
-            "checks the file can be appended to); read the parent with read_session(path), "
-            "which never opens it for writing"
+            "A fork only READS its parent: read it with read_session(path), which never opens "
+            "it for writing"
         )
     raise AssertionError(
         f"{doing}, fork_session opened {name} for writing ({how}), and {name} is read-only "
@@ -266,7 +264,8 @@ def run(fork: Callable[..., Any], root: Path) -> str:
         f"and model {parent.model}; so did a fork of a session whose leaf is a move "
         f"({len(moved.messages)} messages, no model change, made by relative paths from "
         "another folder), a fork of a session with a damaged line and an entry of a kind this "
-        "step does not know on its path (the damaged line left out, the other kept whole), "
+        "step does not know on its path (the path from the leaf starts below the damaged line; "
+        "the other entry was kept whole), "
         f"a fork of a session whose {labels} labels and branch summary name entries by id "
         "(each named the copy of what it named: of a branch entry, the copy before it; of an "
         "entry left behind, None; a list kept), and a fork of the fork; each header named its "
@@ -303,20 +302,20 @@ def branched_parent(folder: Path) -> Parent:
 
 
 def damaged_parent(folder: Path) -> Parent:
-    """e1 e2, e3 of a kind this step does not know (holding an object, a list, a number, null),
-    e4 a question whose line is damaged (its id and parentId still read: the walk goes
-    through it), then e5 e6."""
+    """e1 e2, e3 a question whose line is damaged (the reader skips it, so the path from the
+    leaf starts below it), e4 of a kind this step does not know (holding an object, a list, a
+    number, null), then e5 e6."""
     session = Session.create(folder, session_id="damaged", created_at="2026-01-01", cwd=CWD)
     session.append_message(user_text("hello"))  # e1
     session.append_message(assistant_message("Hello! I can do arithmetic."))  # e2
+    session.append_message(user_text("a question this line will lose"))  # e3
     note = {"note": {"by": "a newer program", "tags": ["a", "b"], "weight": 0.5, "gone": None}}
-    session.append_entry("x_later_kind", note)  # e3
-    session.append_message(user_text("a question this line will lose"))  # e4
+    session.append_entry("x_later_kind", note)  # e4
     session.append_message(user_text("what is 7*6"))  # e5
     session.append_message(assistant_message("I would calculate 7*6 for you."))  # e6
     lines = session.path.read_bytes().split(b"\n")
-    at = lines[4].index(b"this line")  # inside e4's message: a byte no UTF-8 reader accepts
-    lines[4] = lines[4][:at] + b"\xff" + lines[4][at + 1 :]
+    at = lines[3].index(b"this line")  # inside e3's message: a byte no UTF-8 reader accepts
+    lines[3] = lines[3][:at] + b"\xff" + lines[3][at + 1 :]
     session.path.write_bytes(b"\n".join(lines))
     return described(session)
 
@@ -531,13 +530,6 @@ def verify(
         fork,
     )
     entries = in_file_order(reading.by_id)
-    lost = [e for e in entries if e["type"] == "damaged"]
-    assert not lost, (
-        f"the fork {name} holds a damaged entry ({shown(lost[0])}): that is what the reader "
-        "left of a line it could not use, and it holds nothing; leave it out, as the branch "
-        "entries",
-        fork,
-    )
     assert reading.skipped == 0, (
         f"the step's reader skipped {reading.skipped} lines of the fork {name}: write every "
         "entry with fork.append_entry",
@@ -630,12 +622,12 @@ def refuse(
     created = [p.name for p in after if p not in before]
     assert not created, (
         f"forking {what} created {', '.join(created)}: a fork that cannot be made leaves "
-        "nothing behind (read the parent first: Session.open refuses what is no session)",
+        "nothing behind (read the parent first: read_session refuses what is no session)",
         fork,
     )
     assert raised is not None, (
         f"fork_session({what}) returned without raising: say it could not fork (let "
-        "Session.open's or the write path's error through)",
+        "read_session's or the write path's error through)",
         fork,
     )
     assert isinstance(raised, SessionError | OSError | ValueError), (
@@ -731,10 +723,10 @@ def wrong_names(
         if field is None or want is None or agrees(fields.get(field), want):
             continue
         got, was = copy.get(field), originals[at][field]
-        said = f"the {kind} {copy['id']} names {field} {printable(repr(got))}"
+        said = f"the {kind} {copy['id']} names {field} {repr(got)}"
         if isinstance(want, Kept):
             return (
-                f"{said}; the parent's holds {printable(repr(was))}, which is no id and names "
+                f"{said}; the parent's holds {repr(was)}, which is no id and names "
                 "no entry: keep it as it is"
             )
         if isinstance(got, str) and got in {c["id"] for c in copies}:
@@ -743,7 +735,7 @@ def wrong_names(
         elif got is None:
             now = "it names nothing"
         else:
-            now = f"the fork has no entry {printable(str(got))}"
+            now = f"the fork has no entry {got!r}"
         if want.at is None:
             named = parent.entry(was)
             where = (

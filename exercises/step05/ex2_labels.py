@@ -49,7 +49,6 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command  # noqa: F401  (you will need it)
 from entries import Entry
-from messages import printable  # noqa: F401  (to show what the user typed)
 from session import Session
 
 
@@ -99,7 +98,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 

@@ -34,9 +34,8 @@ Write four functions (the rest of this file is given):
 2. `summarize_branch(entries)`: the summary of those entries; "" when they hold no message.
 3. `context_with_summaries(entries, leaf_id)`: like `entries.build_context`, plus a note for
    each branch_summary on the path, where it is. "Like" includes what build_context does with
-   tool calls (read it): a call in the middle of the path whose result is lost gets an error
-   result in memory, a result whose call is lost is left out, and a call the path ends on is
-   left for the resume to answer in the file (`open_chat` does, as `Chat.resume` does).
+   tool calls (read it): a call whose result is lost gets an error result in memory, and a
+   result whose call is lost is left out.
 4. `branch_command(chat, argument)`, the new `/branch ID`: call `step_branch_command` (it
    refuses bad input, moves the leaf and rebuilds the chat); if it moved, append the summary
    entry (when there is something to summarise) and `chat.follow` the context with summaries.
@@ -55,7 +54,7 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command  # noqa: F401  (you will need it)
 from entries import Context, Entry, build_context, path_to_leaf  # noqa: F401  (you will need them)
-from messages import UserMessage, preview, printable, text_of, user_text  # noqa: F401
+from messages import UserMessage, preview, text_of, user_text  # noqa: F401
 from session import Session
 
 KIND = "branch_summary"
@@ -115,7 +114,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 
@@ -125,5 +124,4 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
-    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -24,10 +24,7 @@ def fork_session(
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     reading = read_session(path)  # refuses what is no session; never writes
-    leaf = None
-    for entry_id, entry in reading.by_id.items():  # the last usable entry is the leaf
-        if entry["type"] != "damaged":  # (what the reader left of a line is never the leaf)
-            leaf = entry_id
+    leaf = reading.leaf_id  # the last usable entry
     header = {
         "type": "header",
         "version": 1,
@@ -41,7 +38,7 @@ def fork_session(
     stood: dict[str, str | None] = {}  # a path id -> the kept id where the conversation is there
     for entry in path_to_leaf(reading.by_id, leaf).entries:
         stood[entry["id"]] = entry["id"]
-        if entry["type"] in ("branch", "damaged"):
+        if entry["type"] == "branch":
             stood[entry["id"]] = previous  # not kept: its id names nothing in the fork
             continue
         copy = {**entry, "parentId": previous}

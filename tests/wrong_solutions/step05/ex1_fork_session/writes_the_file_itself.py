@@ -39,7 +39,7 @@ def fork_session(
     number = 0
     new_ids: dict[str, str | None] = {}  # parent id -> the fork's id for it
     for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
-        if entry["type"] in ("branch", "damaged"):
+        if entry["type"] == "branch":
             new_ids[entry["id"]] = previous
             continue
         number += 1

@@ -15,7 +15,6 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Entry
-from messages import printable
 from session import Session
 
 EXPECTED_FAIL = "moved to e7, the target of the FIRST label named 'answer'"
@@ -46,18 +45,18 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
         return CommandResult(["usage: /label NAME [ID] (labels the leaf, or entry ID)"])
     name = words[0]
     if _ID_SHAPED.fullmatch(name):
-        return CommandResult([f"{printable(name)} reads as an entry id: choose another name"])
+        return CommandResult([f"{name} reads as an entry id: choose another name"])
     target = words[1] if len(words) == 2 else session.leaf_id
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
         return CommandResult(
-            [f"no entry {printable(target)} in this session (/tree shows the ids)"]
+            [f"no entry {target} in this session (/tree shows the ids)"]
         )
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)
-    return CommandResult([f"labelled {target} as {printable(name)}"])
+    return CommandResult([f"labelled {target} as {name}"])
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -67,7 +66,7 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     if argument and argument not in entries:
         target = label_target(entries, argument)
         if target is None:
-            return CommandResult([f"no entry or label {printable(argument)} (/tree shows the ids)"])
+            return CommandResult([f"no entry or label {argument} (/tree shows the ids)"])
     return step_branch_command(chat, target)  # its guards, its rebuild of the chat
 
 
@@ -93,7 +92,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 

@@ -14,7 +14,7 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, answered_in_memory, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
 EXPECTED_FAIL = "is on the path to the TARGET, the branch moved to"
@@ -66,7 +66,7 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
         elif entry["type"] == KIND and isinstance(entry.get("summary"), str):
             messages.append(summary_note(entry["summary"]))  # where it is on the path
     plain = build_context(entries, leaf_id)  # the model in force and the chain break
-    return Context(answered_in_memory(messages, at_the_end=False), plain.model, plain.chain_break)
+    return Context(answered_in_memory(messages), plain.model, plain.chain_break)
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -81,7 +81,7 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     lines = list(result.lines)
     if summary:
         session.append_entry(KIND, {"fromId": old_leaf, "summary": summary})
-        lines.append(f"left behind, summarised for the model: {printable(summary)}")
+        lines.append(f"left behind, summarised for the model: {summary}")
     # Stop here: follow even without a new summary: the step rebuilt the chat without the
     # notes, and an older summary may be on the new path.
     chat.follow(context_with_summaries(session.entries, session.leaf_id))
@@ -109,7 +109,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 
@@ -119,5 +119,4 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
-    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -13,7 +13,7 @@ from commands import COMMANDS as STEP_COMMANDS
 from commands import Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, answered_in_memory, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
 EXPECTED_FAIL = "but it left no message behind"
@@ -65,7 +65,7 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
         elif entry["type"] == KIND and isinstance(entry.get("summary"), str):
             messages.append(summary_note(entry["summary"]))  # where it is on the path
     plain = build_context(entries, leaf_id)  # the model in force and the chain break
-    return Context(answered_in_memory(messages, at_the_end=False), plain.model, plain.chain_break)
+    return Context(answered_in_memory(messages), plain.model, plain.chain_break)
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -79,7 +79,7 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     summary = summarize_branch(left_behind(session.entries, old_leaf, target))
     lines = list(result.lines)
     session.append_entry(KIND, {"fromId": old_leaf, "summary": summary or "nothing"})
-    lines.append(f"left behind, summarised for the model: {printable(summary or 'nothing')}")
+    lines.append(f"left behind, summarised for the model: {summary or 'nothing'}")
     chat.follow(context_with_summaries(session.entries, session.leaf_id))
     return CommandResult(lines, result.exit)
 
@@ -105,7 +105,7 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     name, _, argument = line.strip().partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
+        return CommandResult([f"unknown command {name} (/help lists the commands)"])
     return command.run(chat, argument.strip())
 
 
@@ -115,5 +115,4 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
-    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat
