@@ -1,0 +1,549 @@
+"""What every check is made of, written once: the student's code beside the shipped solution,
+run on the same input, and the first difference said in words.
+
+- Subjects. `subjects(module)` loads the solution beside the student's module. Each keeps
+  the commands it adds to the step's table, and `command` types a line through the step's
+  own dispatcher (commands.run_command) with that subject's commands in it. `Subject.call`
+  runs one function and says what came of it: a value or an exception, and which line of
+  the subject's file returned it (a FAIL line points there).
+- Sessions. `session_in`, `entries_in`, `say` (a real turn of the step's loop and scripted
+  model, saved), `play` (a script of turns and commands, with what each left behind) and
+  `same_plays` (two plays compared, step by step).
+- Audits. `Writes` records every `Session.append_entry`, and the student's line that made it;
+  `Snapshot` says how a file that should only be read (or only appended to) changed.
+- Words. `short`, `difference`, `fail`: a FAIL line is the rule, the input, the difference.
+- Processes. `in_a_new_process` (a restart: only the files survive) and `killed_at` (SIGKILL
+  at a marker: no `finally:` runs).
+- Generated inputs. `for_all` runs a hypothesis property deterministically: every run, and
+  every FAIL line, is the same.
+
+Step modules are imported where they are used: step 01 has no session, and no commands.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType, ModuleType
+from typing import Any
+
+LAB_ROOT = Path(__file__).resolve().parent.parent
+CHILD_SECONDS = 30  # a fresh interpreter loading a step and a few small files: about 1 s
+
+
+# --- Words ------------------------------------------------------------------------------------
+
+
+def short(value: object, width: int = 40) -> str:
+    """A value for a FAIL line: repr (so a control character is shown, never obeyed), cut."""
+    return cut(repr(value), width)
+
+
+def cut(text: str, width: int) -> str:
+    """`text`, ended with "…" where it is longer than `width`."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def fail(rule: str, case: str, said: str, blame: object = None) -> None:
+    """Raise the FAIL: the rule first, then the input it was tried on, then what differed."""
+    raise AssertionError(f"{rule}; {case}: {said}", blame)
+
+
+def difference(got: object, want: object, name: Callable[[int], str] | None = None) -> str | None:
+    """The first way `got` differs from `want`, in words; None when they are equal."""
+    if got == want:
+        return None
+    if isinstance(got, list) and isinstance(want, list):
+        called = name or (lambda at: f"item {at + 1}")
+        for at, (mine, theirs) in enumerate(zip(got, want, strict=False)):
+            if mine != theirs:
+                inner = difference(mine, theirs) if isinstance(theirs, dict) else None
+                return f"{called(at)} {inner or f'is {short(mine)}, expected {short(theirs)}'}"
+        if len(got) < len(want):
+            return f"{len(got)} items, expected {len(want)}: {called(len(got))} is missing"
+        return f"{len(got)} items, expected {len(want)}: an extra {short(got[len(want)])}"
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in want:
+            if key not in got:
+                return f"has no {key}, expected {short(want[key])}"
+            if got[key] != want[key]:
+                return f"has {key} {short(got[key])}, expected {short(want[key])}"
+        extra = next(key for key in got if key not in want)
+        return f"has {extra} {short(got[extra])}, which it should not"
+    return f"gave {short(got)}, expected {short(want)}"
+
+
+def covers(got: Mapping[str, Any], want: Mapping[str, Any]) -> bool:
+    """`got` holds every field of `want`, with its value: a field more is the student's own."""
+    return all(key in got and got[key] == value for key, value in want.items())
+
+
+def uncovered(got: Mapping[str, Any], want: Mapping[str, Any]) -> str:
+    """The first field of `want` that `got` lacks or holds otherwise, in words."""
+    key = next(key for key, value in want.items() if key not in got or got[key] != value)
+    if key not in got:
+        return f"has no {key}, expected {short(want[key])}"
+    return f"has {key} {short(got[key])}, expected {short(want[key])}"
+
+
+# --- Subjects: the student's code and the solution, side by side ----------------------------
+
+
+@dataclass
+class Outcome:
+    """What a call came to: its value or its exception, and the line of the subject's file
+    it returned from (None when it never returned through that file)."""
+
+    value: Any
+    error: Exception | None
+    line: int | None
+
+    def said(self) -> str:
+        if self.error is not None:
+            return f"raised {type(self.error).__name__}"
+        return f"gave {short(self.value)}"
+
+
+@dataclass
+class Subject:
+    """One implementation of the exercise: the student's file, or the shipped solution."""
+
+    module: ModuleType
+    path: Path
+    table: dict[str, Any] | None  # the step's commands with this subject's own, if any
+
+    def call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
+        """Run one function of this subject; NotImplementedError (the starter) goes on."""
+        with self.watching() as seen:
+            try:
+                value = function(*args, **kwargs)
+            except NotImplementedError:
+                raise
+            except Exception as error:
+                return Outcome(None, error, seen.line)
+        return Outcome(value, None, seen.line)
+
+    @contextmanager
+    def watching(self) -> Iterator[Returned]:
+        """Record the line an outermost function of this subject's file last returned from."""
+        seen, mine = Returned(), str(self.path)
+        previous = sys.getprofile()
+
+        def profiler(frame: FrameType, event: str, arg: object) -> None:
+            if event == "return" and frame.f_code.co_filename == mine:
+                back = frame.f_back
+                if back is None or back.f_code.co_filename != mine:
+                    seen.line = frame.f_lineno
+
+        sys.setprofile(profiler)
+        try:
+            yield seen
+        finally:
+            sys.setprofile(previous)
+
+
+@dataclass
+class Returned:
+    line: int | None = None
+
+
+def subjects(module: ModuleType) -> tuple[Subject, Subject]:
+    """The student's module and the shipped solution, each with its own commands."""
+    check = Path(sys.modules[f"{module.__name__}_check"].__file__ or "")
+    path = LAB_ROOT / "solutions" / check.parent.name / f"{module.__name__}.py"
+    table = _commands_table()
+    theirs_before = dict(table) if table is not None else None
+    spec = importlib.util.spec_from_file_location(f"{module.__name__}_solution", path)
+    assert spec is not None and spec.loader is not None, f"no solution at {path}"
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    solution_table = dict(table) if table is not None else None
+    if table is not None and theirs_before is not None:
+        table.clear()
+        table.update(theirs_before)  # the student's module's table stays the one in force
+    mine = Subject(module, Path(module.__file__ or "").resolve(), theirs_before)
+    return mine, Subject(solution, path.resolve(), solution_table)
+
+
+def _commands_table() -> dict[str, Any] | None:
+    if importlib.util.find_spec("commands") is None:
+        return None
+    import commands
+
+    return commands.COMMANDS
+
+
+def command(subject: Subject, chat: Any, line: str) -> Outcome:
+    """`line` typed into the step's own dispatcher, with this subject's commands in it."""
+    import commands
+
+    in_force = dict(commands.COMMANDS)
+    commands.COMMANDS.clear()
+    commands.COMMANDS.update(subject.table or {})
+    try:
+        return subject.call(commands.run_command, chat, line)
+    finally:
+        commands.COMMANDS.clear()
+        commands.COMMANDS.update(in_force)
+
+
+# --- Sessions ---------------------------------------------------------------------------------
+
+
+def session_in(folder: Path, name: str = "s", cwd: str = "/") -> Any:
+    from session import Session
+
+    return Session.create(folder, session_id=name, created_at="2026-01-01T00:00:00.000Z", cwd=cwd)
+
+
+def entries_in(path: Path) -> list[Any]:
+    """What the file holds after its header: each line as JSON (None for one that is not)."""
+    import orjson
+
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_bytes().split(b"\n")[1:]:
+        if line:
+            try:
+                found.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                found.append(None)
+    return found
+
+
+def say(chat: Any, text: str) -> None:
+    """One real turn, as main.py runs it: the step's loop, its scripted model, then a save."""
+    from loop import run_turn
+    from messages import user_text
+    from model import MODELS
+    from tools import default_tools
+
+    model = MODELS[getattr(chat, "model", next(iter(MODELS)))]
+    for _ in run_turn(model, default_tools(), chat.messages, user_text(text)):
+        pass
+    chat.save_new()
+
+
+class Writes:
+    """Every entry written through Session.append_entry, with the stack that wrote it. Put in
+    place by a check's before_load, so any way of reaching the write path is seen."""
+
+    def __init__(self) -> None:
+        from session import Session
+
+        self.made: list[tuple[dict[str, Any], list[tuple[str, int]]]] = []
+        real = Session.append_entry
+
+        def recording(session: Any, kind: str, fields: Any) -> Any:
+            stack, frame = [], sys._getframe(1)
+            while frame is not None:
+                stack.append((frame.f_code.co_filename, frame.f_lineno))
+                frame = frame.f_back  # type: ignore[assignment]
+            entry = real(session, kind, fields)
+            self.made.append((dict(entry), stack))
+            return entry
+
+        Session.append_entry = recording  # type: ignore[method-assign]
+
+    def line_in(self, subject: Subject, start: int) -> int | None:
+        """The line of the subject's file that made the first write since `start`."""
+        for _, stack in self.made[start:]:
+            for filename, line in stack:
+                if filename == str(subject.path):
+                    return line
+        return None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What one line of a script left behind: its answer (None for a turn), what the file
+    holds, the chat's state, and where the subject's code wrote or returned."""
+
+    answer: list[str] | None
+    entries: list[Any]
+    state: dict[str, Any]
+    line: int | None
+
+
+def play(
+    subject: Subject,
+    script: Sequence[str],
+    new_chat: Callable[[Any], Any],
+    state: Callable[[Any], dict[str, Any]],
+    writes: Writes | None = None,
+) -> list[Seen]:
+    """Run the script in a fresh session: a line starting with "/" is a command, through the
+    step's dispatcher; any other is a turn. Stops at a command that raised (its Seen says so)."""
+    seen = []
+    with tempfile.TemporaryDirectory() as folder:
+        chat = new_chat(session_in(Path(folder)))
+        for line in script:
+            start = len(writes.made) if writes else 0
+            if line.startswith("/"):
+                outcome = command(subject, chat, line)
+                if outcome.error is not None:
+                    raise AssertionError(
+                        f"a command answers in lines and never raises; `{line}`: "
+                        f"{type(outcome.error).__name__}: {short(str(outcome.error), 60)}"
+                    ) from outcome.error
+                answer = list(outcome.value.lines)
+                at = (writes.line_in(subject, start) if writes else None) or outcome.line
+            else:
+                say(chat, line)
+                answer, at = None, None
+            seen.append(Seen(answer, entries_in(chat.session.path), state(chat), at))
+    return seen
+
+
+def same_plays(
+    script: Sequence[str],
+    mine: list[Seen],
+    theirs: list[Seen],
+    rules: Mapping[str, str],
+    answer_key: Callable[[list[str]], Any] = len,
+) -> None:
+    """FAIL at the first line of the script after which the two plays differ: in the file
+    (each entry must hold every field the solution's holds), the chat, or the answer."""
+    for at, (got, want) in enumerate(zip(mine, theirs, strict=True)):
+        case = after(script[: at + 1])
+        if len(got.entries) != len(want.entries) or not all(
+            covers(g, w) for g, w in zip(got.entries, want.entries, strict=True)
+        ):
+            fail(rules["file"], case, file_difference(got.entries, want.entries), got.line)
+        if (said := difference(got.state, want.state)) is not None:
+            fail(rules["chat"], case, f"the chat {said}", got.line)
+        if want.answer is not None and answer_key(got.answer or []) != answer_key(want.answer):
+            fail(rules["answer"], case, f"it answered {short(got.answer, 70)}", got.line)
+
+
+def file_difference(got: list[Any], want: list[Any]) -> str:
+    """How the file's entries differ from the solution's, in words."""
+    for at, (mine, theirs) in enumerate(zip(got, want, strict=False)):
+        if not isinstance(mine, dict) or not covers(mine, theirs):
+            said = uncovered(mine, theirs) if isinstance(mine, dict) else "is no entry"
+            return f"the file's entry {at + 1} {said}"
+    if len(got) > len(want):
+        extra = got[len(want)]
+        kind = extra.get("type") if isinstance(extra, dict) else None
+        return f"it wrote {len(got) - len(want)} entry(ies) too many (the first: a {kind})"
+    return f"it wrote no {want[len(got)].get('type')} entry"
+
+
+def after(script: Sequence[str], width: int = 60) -> str:
+    """`after hello, /thinking high`: the script so far, its end kept when it is long."""
+    text = ", ".join(script)
+    return "after " + (text if len(text) <= width else "…" + text[-(width - 1) :])
+
+
+def turns(texts: Sequence[str], width: int = 30) -> str:
+    """`turns hello, what is 12*8`: what a chat was given, its start kept when it is long."""
+    return f"turns {cut(', '.join(texts), width)}"
+
+
+class Snapshot:
+    """A file's bytes and identity: how it changed since, in a few words, or None."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.data, self.inode = path, path.read_bytes(), path.stat().st_ino
+
+    def change(self, appending: bool = False) -> str | None:
+        if not self.path.exists():
+            return "it was deleted"
+        now = self.path.read_bytes()
+        if self.path.stat().st_ino != self.inode:
+            return "it was replaced by a new file"
+        if now == self.data or (appending and now.startswith(self.data)):
+            return None
+        return "its bytes changed" if not now.startswith(self.data) else "it was appended to"
+
+
+# --- Processes ----------------------------------------------------------------------------------
+
+_PRELUDE = """
+import importlib.util, json, sys
+target, name, step_dir, *args = sys.argv[1:]
+sys.path.insert(0, step_dir)
+spec = importlib.util.spec_from_file_location(name, target)
+module = importlib.util.module_from_spec(spec)
+sys.modules[name] = module
+spec.loader.exec_module(module)
+"""
+
+
+def _child(subject: Subject, code: str, args: Sequence[str]) -> list[str]:
+    import loop  # any module of the step: where the step folder is
+
+    step = Path(loop.__file__ or "").resolve().parent
+    name = subject.module.__name__.removesuffix("_solution")
+    return [sys.executable, "-c", _PRELUDE + code, str(subject.path), name, str(step), *args]
+
+
+def in_a_new_process(subject: Subject, code: str, *args: str) -> Any:
+    """Run `code` in a fresh interpreter with the subject's module loaded as `module`: only
+    the files survive into it. The code prints one JSON value last, which is returned."""
+    try:
+        done = subprocess.run(
+            _child(subject, code, args), capture_output=True, timeout=CHILD_SECONDS
+        )
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"a new process took over {CHILD_SECONDS} s") from None
+    if done.returncode != 0:
+        errors = done.stderr.decode(errors="replace").strip().splitlines() or ["no error"]
+        raise AssertionError(f"a new process, given only the files, failed: {errors[-1]}")
+    return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+
+_IN_A_TOOL = """
+import dataclasses, os
+from loop import run_turn
+from messages import user_text
+from model import ScriptedModel
+from session import Session
+from tools import default_tools
+
+def stalled(arguments):
+    sys.stdout.buffer.write(b"<<in the tool>>\\n")
+    sys.stdout.buffer.flush()
+    sys.stdin.buffer.read()  # killed here
+    os._exit(3)
+
+tools = {name: dataclasses.replace(tool, run=stalled) for name, tool in default_tools().items()}
+session = Session.create(args[0], session_id="killed", created_at="2026", cwd="/")
+turn = run_turn(ScriptedModel(), tools, [], user_text(args[1]))
+"""
+
+
+def killed_in_a_tool(subject: Subject, folder: Path, text: str, code: str) -> str | None:
+    """`code` runs a turn (`turn`, the loop's events for `text`, and `session`, a new
+    session in `folder`) in a child process, SIGKILLed the moment the turn's tool starts.
+    None once killed there; else why it never got there."""
+    return killed_at(subject, _IN_A_TOOL + code, b"<<in the tool>>", str(folder), text)
+
+
+def killed_at(subject: Subject, code: str, marker: bytes, *args: str) -> str | None:
+    """Run `code` in a child and SIGKILL it the moment it prints `marker`: no `finally:`, no
+    exit handler runs after that. None once killed there; else why it never got there. The
+    child may block reading its standard input, which stays open until it is killed."""
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: it never fills and blocks
+        child = subprocess.Popen(
+            _child(subject, code, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=errors,
+        )  # fmt: skip
+        assert child.stdout is not None
+        output, deadline = b"", time.monotonic() + CHILD_SECONDS
+        try:
+            while marker not in output and time.monotonic() < deadline:
+                if select.select([child.stdout], [], [], 0.1)[0]:
+                    if not (chunk := os.read(child.stdout.fileno(), 65536)):
+                        break  # it ended
+                    output += chunk
+        finally:
+            child.kill()
+            child.wait()
+            for pipe in (child.stdin, child.stdout):
+                pipe.close()  # type: ignore[union-attr]
+        if marker in output:
+            return None
+        errors.seek(0)
+        last = errors.read().decode(errors="replace").strip().splitlines()
+        if child.returncode == -signal.SIGKILL and not last:
+            return f"it did not get there within {CHILD_SECONDS} s"
+        return f"it failed first: {last[-1]}" if last else "it ended without getting there"
+
+
+# --- Generated inputs ---------------------------------------------------------------------
+
+
+def for_all(
+    strategy: Any, test: Callable[[Any], None], examples: int = 100, named: Sequence[Any] = ()
+) -> int:
+    """Run `test` on the `named` values, then on `examples` values of `strategy`, the same ones
+    every run; a failing generated one is shrunk to a smallest failing input before its FAIL
+    is raised. Returns how many values were tried at most."""
+    from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+    )
+    def property_(value: Any) -> None:
+        test(value)
+
+    for value in reversed(named):  # the innermost decorator's example is tried first
+        property_ = example(value)(property_)
+    given(strategy)(property_)()
+    return examples + len(named)
+
+
+@dataclass
+class Tree:
+    """Entries by id, in file order, and a leaf: what a reader of a session file hands on."""
+
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    leaf: str | None = None
+
+    def __str__(self) -> str:
+        shown, previous = [], None
+        for entry_id, entry in self.entries.items():
+            parent = entry.get("parentId")
+            under = "" if parent == previous else f"^{parent}" if parent else "^root"
+            values = [short(v, 12) for k, v in entry.items() if k not in _FRAME]
+            shown.append(f"{entry_id}{under} {_KIND.get(entry['type'], entry['type'])}")
+            shown[-1] += "".join(f" {v}" for v in values)
+            previous = entry_id
+        return f"[{', '.join(shown)}] at {self.leaf}"
+
+
+_FRAME = ("type", "id", "parentId", "message")
+_KIND = {"message": "msg", "model_change": "model", "branch": "branch"}
+
+
+def trees(kinds: Mapping[str, Any], size: int = 8) -> Any:
+    """A strategy of Trees: entries of the given kinds (kind -> strategy of its fields), each
+    under an earlier one, the one before, none, or a missing one; the leaf any of them."""
+    from hypothesis import strategies as st
+
+    from messages import assistant_message, user_text
+
+    messages = st.sampled_from([user_text("q1"), assistant_message("a1"), user_text("q2")])
+    kinds = {"message": st.fixed_dictionaries({"message": messages}), **kinds}
+
+    @st.composite
+    def build(draw: Any) -> Tree:
+        tree = Tree()
+        for number in range(1, draw(st.integers(0, size)) + 1):
+            ids = list(tree.entries)
+            parent = draw(st.sampled_from([ids[-1] if ids else None, None, "e0", *ids]))
+            kind = draw(st.sampled_from(sorted(kinds)))
+            fields = draw(kinds[kind])
+            entry_id = f"e{number}"
+            tree.entries[entry_id] = {"type": kind, "id": entry_id, "parentId": parent, **fields}
+        tree.leaf = draw(st.sampled_from([*tree.entries, None]))
+        return tree
+
+    return build()
+
+
+def odd_values(*good: Any) -> Any:
+    """A field's value as a file may hold it: one of the good ones, or anything JSON holds."""
+    from hypothesis import strategies as st
+
+    return st.sampled_from([*good, *good, 7, None, ["x"], {"k": "v"}, True, ""])
