@@ -60,8 +60,11 @@ def fail(rule: str, case: str, said: str, blame: object = None) -> None:
     raise AssertionError(f"{rule}; {case}: {said}", blame)
 
 
-def difference(got: object, want: object, name: Callable[[int], str] | None = None) -> str | None:
-    """The first way `got` differs from `want`, in words; None when they are equal."""
+def difference(
+    got: object, want: object, name: Callable[[int], str] | None = None, items: str = "items"
+) -> str | None:
+    """The first way `got` differs from `want`, in words; None when they are equal. Items of
+    a list are named by `name` (their index given), and counted as `items`."""
     if got == want:
         return None
     if isinstance(got, list) and isinstance(want, list):
@@ -71,8 +74,8 @@ def difference(got: object, want: object, name: Callable[[int], str] | None = No
                 inner = difference(mine, theirs) if isinstance(theirs, dict) else None
                 return f"{called(at)} {inner or f'is {short(mine)}, expected {short(theirs)}'}"
         if len(got) < len(want):
-            return f"{len(got)} items, expected {len(want)}: {called(len(got))} is missing"
-        return f"{len(got)} items, expected {len(want)}: an extra {short(got[len(want)])}"
+            return f"{len(got)} {items}, expected {len(want)}: {called(len(got))} is missing"
+        return f"{len(got)} {items}, expected {len(want)}: an extra {short(got[len(want)])}"
     if isinstance(got, dict) and isinstance(want, dict):
         for key in want:
             if key not in got:
