@@ -97,6 +97,8 @@ def uncovered(got: Mapping[str, Any], want: Mapping[str, Any]) -> str:
     key = next(key for key, value in want.items() if key not in got or got[key] != value)
     if key not in got:
         return f"has no {key}, expected {short(want[key])}"
+    if key == "parentId":
+        return f"hangs under {got[key]}, expected {want[key]}"
     return f"has {key} {short(got[key])}, expected {short(want[key])}"
 
 
@@ -170,6 +172,7 @@ def subjects(module: ModuleType) -> tuple[Subject, Subject]:
     spec = importlib.util.spec_from_file_location(f"{module.__name__}_solution", path)
     assert spec is not None and spec.loader is not None, f"no solution at {path}"
     solution = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = solution  # a dataclass looks its module up there
     spec.loader.exec_module(solution)
     solution_table = dict(table) if table is not None else None
     if table is not None and theirs_before is not None:
@@ -210,14 +213,15 @@ def session_in(folder: Path, name: str = "s", cwd: str = "/") -> Any:
     return Session.create(folder, session_id=name, created_at="2026-01-01T00:00:00.000Z", cwd=cwd)
 
 
-def entries_in(path: Path) -> list[Any]:
-    """What the file holds after its header: each line as JSON (None for one that is not)."""
+def entries_in(path: Path, header: bool = False) -> list[Any]:
+    """What the file holds after its header (with it, if asked): each line as JSON (None for
+    one that is not)."""
     import orjson
 
     if not path.exists():
         return []
     found = []
-    for line in path.read_bytes().split(b"\n")[1:]:
+    for line in path.read_bytes().split(b"\n")[0 if header else 1 :]:
         if line:
             try:
                 found.append(orjson.loads(line))
@@ -283,15 +287,16 @@ class Seen:
 def play(
     subject: Subject,
     script: Sequence[str],
-    new_chat: Callable[[Any], Any],
+    new_chat: Callable[[Subject, Any], Any],
     state: Callable[[Any], dict[str, Any]],
     writes: Writes | None = None,
+    folder: Path | None = None,
 ) -> list[Seen]:
-    """Run the script in a fresh session: a line starting with "/" is a command, through the
-    step's dispatcher; any other is a turn. Stops at a command that raised (its Seen says so)."""
+    """Run the script in a fresh session (in `folder`, kept, or a temporary one): a line
+    starting with "/" is a command, through the step's dispatcher; any other is a turn."""
     seen = []
-    with tempfile.TemporaryDirectory() as folder:
-        chat = new_chat(session_in(Path(folder)))
+    with tempfile.TemporaryDirectory() as temporary:
+        chat = new_chat(subject, session_in(folder or Path(temporary)))
         for line in script:
             start = len(writes.made) if writes else 0
             if line.startswith("/"):
@@ -306,7 +311,7 @@ def play(
             else:
                 say(chat, line)
                 answer, at = None, None
-            seen.append(Seen(answer, entries_in(chat.session.path), state(chat), at))
+            seen.append(Seen(answer, entries_in(chat.session.path, True), state(chat), at))
     return seen
 
 
@@ -320,34 +325,44 @@ def same_plays(
     """FAIL at the first line of the script after which the two plays differ: in the file
     (each entry must hold every field the solution's holds), the chat, or the answer."""
     for at, (got, want) in enumerate(zip(mine, theirs, strict=True)):
-        case = after(script[: at + 1])
+        case = lines(script[: at + 1])
         if len(got.entries) != len(want.entries) or not all(
             covers(g, w) for g, w in zip(got.entries, want.entries, strict=True)
         ):
             fail(rules["file"], case, file_difference(got.entries, want.entries), got.line)
-        if (said := difference(got.state, want.state)) is not None:
-            fail(rules["chat"], case, f"the chat {said}", got.line)
+        for key, value in want.state.items():
+            if got.state.get(key) != value:
+                said = f"{key} is {short(got.state.get(key), 30)}, expected {short(value, 30)}"
+                fail(rules.get(key, rules["chat"]), case, said, got.line)
         if want.answer is not None and answer_key(got.answer or []) != answer_key(want.answer):
-            fail(rules["answer"], case, f"it answered {short(got.answer, 70)}", got.line)
+            fail(rules["answer"], case, f"it answered {short(got.answer, 50)}", got.line)
 
 
 def file_difference(got: list[Any], want: list[Any]) -> str:
     """How the file's entries differ from the solution's, in words."""
+    if got and want and (not isinstance(got[0], dict) or got[0].get("type") != "header"):
+        return "the file has no header"
     for at, (mine, theirs) in enumerate(zip(got, want, strict=False)):
         if not isinstance(mine, dict) or not covers(mine, theirs):
             said = uncovered(mine, theirs) if isinstance(mine, dict) else "is no entry"
-            return f"the file's entry {at + 1} {said}"
+            return f"entry {at} {said}" if at else f"the header {said}"
+    def kind(line: Any) -> str:
+        return str(line.get("type")) if isinstance(line, dict) else "line that is no entry"
+
     if len(got) > len(want):
-        extra = got[len(want)]
-        kind = extra.get("type") if isinstance(extra, dict) else None
-        return f"it wrote {len(got) - len(want)} entry(ies) too many (the first: a {kind})"
-    return f"it wrote no {want[len(got)].get('type')} entry"
+        return f"it wrote a {kind(got[-1])} too many"  # the last: a header goes first
+    return f"it wrote no {kind(want[-1])}"
+
+
+def lines(script: Sequence[str], width: int = 50) -> str:
+    """`hello, /thinking high`: the lines typed so far, their end kept when they are long."""
+    text = ", ".join(script)
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def after(script: Sequence[str], width: int = 60) -> str:
     """`after hello, /thinking high`: the script so far, its end kept when it is long."""
-    text = ", ".join(script)
-    return "after " + (text if len(text) <= width else "…" + text[-(width - 1) :])
+    return "after " + lines(script, width)
 
 
 def turns(texts: Sequence[str], width: int = 30) -> str:
@@ -509,6 +524,8 @@ class Tree:
             parent = entry.get("parentId")
             under = "" if parent == previous else f"^{parent}" if parent else "^root"
             values = [short(v, 12) for k, v in entry.items() if k not in _FRAME]
+            if entry["type"] == "message":  # u:q1, a:a1, t(oolResult):96
+                values = [f"{entry['message']['role'][0]}:{_text(entry['message'])}"]
             shown.append(f"{entry_id}{under} {_KIND.get(entry['type'], entry['type'])}")
             shown[-1] += "".join(f" {v}" for v in values)
             previous = entry_id
@@ -516,7 +533,13 @@ class Tree:
 
 
 _FRAME = ("type", "id", "parentId", "message")
-_KIND = {"message": "msg", "model_change": "model", "branch": "branch"}
+
+
+def _text(message: Any) -> str:
+    texts = [b.get("text") for b in message.get("content", []) if b.get("type") == "text"]
+    return cut(" ".join(map(str, texts)), 10)
+_KIND = {"message": "msg", "model_change": "model", "thinking_level_change": "level",
+         "session_info": "name", "branch_summary": "summary", "x_later_kind": "x"}  # fmt: skip
 
 
 def trees(kinds: Mapping[str, Any], size: int = 8) -> Any:
@@ -539,7 +562,7 @@ def trees(kinds: Mapping[str, Any], size: int = 8) -> Any:
             fields = draw(kinds[kind])
             entry_id = f"e{number}"
             tree.entries[entry_id] = {"type": kind, "id": entry_id, "parentId": parent, **fields}
-        tree.leaf = draw(st.sampled_from([*tree.entries, None]))
+        tree.leaf = draw(st.sampled_from([*reversed(tree.entries), None]))  # the last, first
         return tree
 
     return build()

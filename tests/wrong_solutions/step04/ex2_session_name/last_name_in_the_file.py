@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
 from messages import preview
 from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "'greetings' is the last name in the FILE (e7), on a branch the leaf is not on"
+EXPECTED_FAIL = "[e1 msg u:q, e2 name 'x', e3^e1 msg a:a] at e3: 'x', expected None"
 
 
 @dataclass
@@ -68,27 +67,11 @@ def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
     return "(no user message)"
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/name": Command("/name [TEXT]", "show the session's name, or name it", name_command),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/name` like any other command.
+COMMANDS["/name"] = Command("/name [TEXT]", "show the session's name, or name it", name_command)
 
 
 def open_chat(path: Path | str) -> NamedChat:
