@@ -32,7 +32,7 @@ from exercises.catalog import (
     read_wrong_solution,
     stray_kept_folders,
 )
-from exercises.run_one import shown
+from exercises.run_one import MAX_LINE, shown
 
 CHECK_TIMEOUT_SECONDS = 120
 EXIT_KINDS = {0: "pass", 1: "fail", 3: "error"}  # run_one's PASSED, FAILED, ERRORED
@@ -163,7 +163,7 @@ def judge(run: Run, verdict: Verdict) -> str | None:
                 "the unsolved starter passes its check, so the check cannot fail (solved it "
                 "yourself? `git checkout exercises/` restores the starters)"
             )
-        return None
+        return too_long(run, verdict)
     if run.role in ("solution", "right"):
         if verdict.kind == "pass":
             return None
@@ -187,7 +187,19 @@ def judge(run: Run, verdict: Verdict) -> str | None:
             f"the wrong solution {name} fails for another reason than "
             f"{run.expected_fail!r}: {verdict.line}"
         )
-    return None
+    return too_long(run, verdict)
+
+
+def too_long(run: Run, verdict: Verdict) -> str | None:
+    """A FAIL line longer than a student's terminal line, measured as the starter shows it
+    (a kept solution's longer path does not count against the check)."""
+    line = verdict.line.replace(shown(run.target), shown(run.exercise.starter))
+    if len(line) <= MAX_LINE:
+        return None
+    return (
+        f"the FAIL line for {shown(run.target)} has {len(line)} characters, at most "
+        f"{MAX_LINE}: say the rule, the input and the first difference, nothing more: {line}"
+    )
 
 
 def error_type(line: str) -> str:

@@ -1,22 +1,9 @@
 """What every check is made of, written once: the student's code beside the shipped solution,
-run on the same input, and the first difference said in words.
-
-- Subjects. `subjects(module)` loads the solution beside the student's module. Each keeps
-  the commands it adds to the step's table, and `command` types a line through the step's
-  own dispatcher (commands.run_command) with that subject's commands in it. `Subject.call`
-  runs one function and says what came of it: a value or an exception, and which line of
-  the subject's file returned it (a FAIL line points there).
-- Sessions. `session_in`, `entries_in`, `say` (a real turn of the step's loop and scripted
-  model, saved), `play` (a script of turns and commands, with what each left behind) and
-  `same_plays` (two plays compared, step by step).
-- Audits. `Writes` records every `Session.append_entry`, and the student's line that made it;
-  `Snapshot` says how a file that should only be read (or only appended to) changed.
-- Words. `short`, `difference`, `fail`: a FAIL line is the rule, the input, the difference.
-- Processes. `in_a_new_process` (a restart: only the files survive) and `killed_at` (SIGKILL
-  at a marker: no `finally:` runs).
-- Generated inputs. `for_all` runs a hypothesis property deterministically: every run, and
-  every FAIL line, is the same.
-
+run on the same input, and the first difference said in words. Subjects (`subjects`, `command`
+through the step's own dispatcher, `Subject.call` and the line that returned), sessions
+(`say`, `play`, `same_plays`), audits (`Writes`, `ReadOnly`, `Snapshot`), words (`short`,
+`difference`, `fail`: the rule, the input, the difference), processes (`in_a_new_process`,
+`killed_in_a_tool`) and generated inputs (`for_all`, deterministic; `trees`, `odd_values`).
 Step modules are imported where they are used: step 01 has no session, and no commands.
 """
 
@@ -50,6 +37,14 @@ def short(value: object, width: int = 40) -> str:
     return cut(repr(value), width)
 
 
+def brief(value: object, width: int = 30) -> str:
+    """A value for a FAIL line, a message said by its role and text (a tool call by its name)."""
+    if isinstance(value, dict) and "role" in value and isinstance(value.get("content"), list):
+        parts = [str(b.get("text") or b.get("name")) for b in value["content"] if b]
+        return repr(cut(f"{value['role']}: {' '.join(parts)}", width - 2))
+    return short(value, width)
+
+
 def cut(text: str, width: int) -> str:
     """`text`, ended with "…" where it is longer than `width`."""
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -71,11 +66,11 @@ def difference(
         called = name or (lambda at: f"item {at + 1}")
         for at, (mine, theirs) in enumerate(zip(got, want, strict=False)):
             if mine != theirs:
-                inner = difference(mine, theirs) if isinstance(theirs, dict) else None
-                return f"{called(at)} {inner or f'is {short(mine)}, expected {short(theirs)}'}"
+                inner = difference(mine, theirs) if _plain_dict(theirs) else None
+                return f"{called(at)} {inner or f'is {brief(mine)}, expected {brief(theirs)}'}"
         if len(got) < len(want):
             return f"{len(got)} {items}, expected {len(want)}: {called(len(got))} is missing"
-        return f"{len(got)} {items}, expected {len(want)}: an extra {short(got[len(want)])}"
+        return f"{len(got)} {items}, expected {len(want)}: an extra {brief(got[len(want)])}"
     if isinstance(got, dict) and isinstance(want, dict):
         for key in want:
             if key not in got:
@@ -85,6 +80,11 @@ def difference(
         extra = next(key for key in got if key not in want)
         return f"has {extra} {short(got[extra])}, which it should not"
     return f"gave {short(got)}, expected {short(want)}"
+
+
+def _plain_dict(value: object) -> bool:
+    """A dict compared field by field (a message is compared, and said, whole)."""
+    return isinstance(value, dict) and "role" not in value
 
 
 def covers(got: Mapping[str, Any], want: Mapping[str, Any]) -> bool:
@@ -115,9 +115,7 @@ class Outcome:
     line: int | None
 
     def said(self) -> str:
-        if self.error is not None:
-            return f"raised {type(self.error).__name__}"
-        return f"gave {short(self.value)}"
+        return f"raised {type(self.error).__name__}" if self.error else f"gave {short(self.value)}"
 
 
 @dataclass
@@ -126,68 +124,48 @@ class Subject:
 
     module: ModuleType
     path: Path
-    table: dict[str, Any] | None  # the step's commands with this subject's own, if any
+    table: dict[str, Any]  # the step's commands with this subject's own (none in step 01)
 
     def call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
-        """Run one function of this subject; NotImplementedError (the starter) goes on."""
-        with self.watching() as seen:
-            try:
-                value = function(*args, **kwargs)
-            except NotImplementedError:
-                raise
-            except Exception as error:
-                return Outcome(None, error, seen.line)
-        return Outcome(value, None, seen.line)
-
-    @contextmanager
-    def watching(self) -> Iterator[Returned]:
-        """Record the line an outermost function of this subject's file last returned from."""
-        seen, mine = Returned(), str(self.path)
-        previous = sys.getprofile()
+        """Run one function of this subject, recording the line an outermost function of its
+        file last returned from; NotImplementedError (the starter's) goes on."""
+        returned: list[int | None] = [None]
+        mine, previous = str(self.path), sys.getprofile()
 
         def profiler(frame: FrameType, event: str, arg: object) -> None:
-            if event == "return" and frame.f_code.co_filename == mine:
-                back = frame.f_back
-                if back is None or back.f_code.co_filename != mine:
-                    seen.line = frame.f_lineno
+            outer = frame.f_back is None or frame.f_back.f_code.co_filename != mine
+            if event == "return" and frame.f_code.co_filename == mine and outer:
+                returned[0] = frame.f_lineno
 
         sys.setprofile(profiler)
         try:
-            yield seen
+            return Outcome(function(*args, **kwargs), None, returned[0])
+        except NotImplementedError:
+            raise
+        except Exception as error:
+            return Outcome(None, error, returned[0])
         finally:
             sys.setprofile(previous)
-
-
-@dataclass
-class Returned:
-    line: int | None = None
 
 
 def subjects(module: ModuleType) -> tuple[Subject, Subject]:
     """The student's module and the shipped solution, each with its own commands."""
     check = Path(sys.modules[f"{module.__name__}_check"].__file__ or "")
     path = LAB_ROOT / "solutions" / check.parent.name / f"{module.__name__}.py"
-    table = _commands_table()
-    theirs_before = dict(table) if table is not None else None
+    found = importlib.util.find_spec("commands")
+    table = importlib.import_module("commands").COMMANDS if found else {}
+    mine = dict(table)
     spec = importlib.util.spec_from_file_location(f"{module.__name__}_solution", path)
     assert spec is not None and spec.loader is not None, f"no solution at {path}"
     solution = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = solution  # a dataclass looks its module up there
     spec.loader.exec_module(solution)
-    solution_table = dict(table) if table is not None else None
-    if table is not None and theirs_before is not None:
-        table.clear()
-        table.update(theirs_before)  # the student's module's table stays the one in force
-    mine = Subject(module, Path(module.__file__ or "").resolve(), theirs_before)
-    return mine, Subject(solution, path.resolve(), solution_table)
-
-
-def _commands_table() -> dict[str, Any] | None:
-    if importlib.util.find_spec("commands") is None:
-        return None
-    import commands
-
-    return commands.COMMANDS
+    theirs = dict(table)
+    table.clear()
+    table.update(mine)  # the student's module's table stays the one in force
+    return Subject(module, Path(module.__file__ or "").resolve(), mine), Subject(
+        solution, path.resolve(), theirs
+    )
 
 
 def command(subject: Subject, chat: Any, line: str) -> Outcome:
@@ -196,7 +174,7 @@ def command(subject: Subject, chat: Any, line: str) -> Outcome:
 
     in_force = dict(commands.COMMANDS)
     commands.COMMANDS.clear()
-    commands.COMMANDS.update(subject.table or {})
+    commands.COMMANDS.update(subject.table)
     try:
         return subject.call(commands.run_command, chat, line)
     finally:
@@ -208,9 +186,9 @@ def command(subject: Subject, chat: Any, line: str) -> Outcome:
 
 
 def session_in(folder: Path, name: str = "s", cwd: str = "/") -> Any:
-    from session import Session
-
-    return Session.create(folder, session_id=name, created_at="2026-01-01T00:00:00.000Z", cwd=cwd)
+    """A new session, the same header whoever makes it: two plays' files compare whole."""
+    session = importlib.import_module("session").Session
+    return session.create(folder, session_id=name, created_at="2026-01-01T00:00:00.000Z", cwd=cwd)
 
 
 def entries_in(path: Path, header: bool = False) -> list[Any]:
@@ -218,16 +196,22 @@ def entries_in(path: Path, header: bool = False) -> list[Any]:
     one that is not)."""
     import orjson
 
-    if not path.exists():
-        return []
-    found = []
-    for line in path.read_bytes().split(b"\n")[0 if header else 1 :]:
-        if line:
-            try:
-                found.append(orjson.loads(line))
-            except orjson.JSONDecodeError:
-                found.append(None)
-    return found
+    def parsed(line: bytes) -> Any:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+
+    lines = path.read_bytes().split(b"\n")[0 if header else 1 :] if path.exists() else []
+    return [parsed(line) for line in lines if line]
+
+
+def tear(path: Path, number: int) -> None:
+    """Cut line `number` of the file (0 is the header) short, as a crash in the middle of a
+    write leaves it, if the file has that line and more after it."""
+    lines = path.read_bytes().split(b"\n") if path.exists() else []
+    if 0 < number < len(lines) - 1:
+        path.write_bytes(b"\n".join([*lines[:number], lines[number][:30], *lines[number + 1 :]]))
 
 
 def say(chat: Any, text: str) -> None:
@@ -248,10 +232,9 @@ class Writes:
     place by a check's before_load, so any way of reaching the write path is seen."""
 
     def __init__(self) -> None:
-        from session import Session
-
+        session_class = importlib.import_module("session").Session
         self.made: list[tuple[dict[str, Any], list[tuple[str, int]]]] = []
-        real = Session.append_entry
+        real = session_class.append_entry
 
         def recording(session: Any, kind: str, fields: Any) -> Any:
             stack, frame = [], sys._getframe(1)
@@ -262,7 +245,7 @@ class Writes:
             self.made.append((dict(entry), stack))
             return entry
 
-        Session.append_entry = recording  # type: ignore[method-assign]
+        session_class.append_entry = recording
 
     def line_in(self, subject: Subject, start: int) -> int | None:
         """The line of the subject's file that made the first write since `start`."""
@@ -291,9 +274,11 @@ def play(
     state: Callable[[Any], dict[str, Any]],
     writes: Writes | None = None,
     folder: Path | None = None,
+    seen_as: Callable[[list[Any]], list[Any]] = list,
 ) -> list[Seen]:
     """Run the script in a fresh session (in `folder`, kept, or a temporary one): a line
-    starting with "/" is a command, through the step's dispatcher; any other is a turn."""
+    starting with "/" is a command, through the step's dispatcher; any other is a turn.
+    What the file holds is compared as `seen_as` shows it (a free wording, by what it holds)."""
     seen = []
     with tempfile.TemporaryDirectory() as temporary:
         chat = new_chat(subject, session_in(folder or Path(temporary)))
@@ -311,7 +296,7 @@ def play(
             else:
                 say(chat, line)
                 answer, at = None, None
-            seen.append(Seen(answer, entries_in(chat.session.path, True), state(chat), at))
+            seen.append(Seen(answer, seen_as(entries_in(chat.session.path, True)), state(chat), at))
     return seen
 
 
@@ -321,21 +306,32 @@ def same_plays(
     theirs: list[Seen],
     rules: Mapping[str, str],
     answer_key: Callable[[list[str]], Any] = len,
+    width: int = 50,
 ) -> None:
     """FAIL at the first line of the script after which the two plays differ: in the file
-    (each entry must hold every field the solution's holds), the chat, or the answer."""
+    (each entry must hold every field the solution's holds), the chat, or the answer. The
+    rule said is rules[what] ("file", "chat", "answer", or a state key), or rules[f"{what}
+    {command}"] for what one command must do."""
     for at, (got, want) in enumerate(zip(mine, theirs, strict=True)):
-        case = lines(script[: at + 1])
+        case, word = lines(script[: at + 1], width), (script[at].split() or [""])[0]
+        rule = lambda what, fallback, word=word: (  # noqa: E731
+            rules.get(f"{what} {word}") or rules.get(what) or rules[fallback]
+        )
         if len(got.entries) != len(want.entries) or not all(
             covers(g, w) for g, w in zip(got.entries, want.entries, strict=True)
         ):
-            fail(rules["file"], case, file_difference(got.entries, want.entries), got.line)
+            said = file_difference(got.entries, want.entries)
+            fail(rule("file", "file"), case, said, got.line)
         for key, value in want.state.items():
-            if got.state.get(key) != value:
-                said = f"{key} is {short(got.state.get(key), 30)}, expected {short(value, 30)}"
-                fail(rules.get(key, rules["chat"]), case, said, got.line)
+            if (held := got.state.get(key)) != value:
+                said = f"{key} is {short(held, 30)}, expected {short(value, 30)}"
+                if isinstance(held, list) and isinstance(value, list):
+                    said = f"{key} holds {len(held)}, expected {len(value)}"
+                    if len(held) == len(value):
+                        said = str(difference(held, value, lambda at, k=key: f"{k}[{at}]"))
+                fail(rule(key, "chat"), case, said, got.line)
         if want.answer is not None and answer_key(got.answer or []) != answer_key(want.answer):
-            fail(rules["answer"], case, f"it answered {short(got.answer, 50)}", got.line)
+            fail(rule("answer", "answer"), case, f"it answered {short(got.answer, 50)}", got.line)
 
 
 def file_difference(got: list[Any], want: list[Any]) -> str:
@@ -346,9 +342,7 @@ def file_difference(got: list[Any], want: list[Any]) -> str:
         if not isinstance(mine, dict) or not covers(mine, theirs):
             said = uncovered(mine, theirs) if isinstance(mine, dict) else "is no entry"
             return f"entry {at} {said}" if at else f"the header {said}"
-    def kind(line: Any) -> str:
-        return str(line.get("type")) if isinstance(line, dict) else "line that is no entry"
-
+    kind = lambda line: line.get("type") if isinstance(line, dict) else "line"  # noqa: E731
     if len(got) > len(want):
         return f"it wrote a {kind(got[-1])} too many"  # the last: a header goes first
     return f"it wrote no {kind(want[-1])}"
@@ -360,14 +354,61 @@ def lines(script: Sequence[str], width: int = 50) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def after(script: Sequence[str], width: int = 60) -> str:
-    """`after hello, /thinking high`: the script so far, its end kept when it is long."""
-    return "after " + lines(script, width)
+class ReadOnly:
+    """Files a call may only read: made mode 444, and every open of them for writing refused
+    (EACCES, as the kernel refuses it for a read-only file) and recorded, since chmod alone
+    stops nothing when the checks run as root. Put in place by a check's before_load, so every
+    os.open (the step's writer's too), open() and Path.open() is seen."""
 
+    def __init__(self) -> None:
+        import builtins
+        import io
 
-def turns(texts: Sequence[str], width: int = 30) -> str:
-    """`turns hello, what is 12*8`: what a chat was given, its start kept when it is long."""
-    return f"turns {cut(', '.join(texts), width)}"
+        self.protected: dict[tuple[int, int], str] = {}
+        self.opened: list[str] = []  # "parent.jsonl (open(..., 'wb'))", in order
+        real_os_open, real_open = os.open, builtins.open
+        writing = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC
+
+        def os_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) -> int:
+            if flags & writing and not (flags & os.O_CREAT and flags & os.O_EXCL):
+                self._refuse(path, dir_fd, "os.open for writing")
+            return real_os_open(path, flags, mode, dir_fd=dir_fd)
+
+        def open_(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+            if isinstance(mode, str) and set(mode) & set("wa+"):
+                self._refuse(file, None, f"open(..., {mode!r})")
+            return real_open(file, mode, *args, **kwargs)
+
+        os.open = os_open  # type: ignore[assignment]
+        builtins.open = io.open = open_  # type: ignore[assignment]
+
+    def _refuse(self, file: Any, dir_fd: Any, how: str) -> None:
+        if not self.protected or isinstance(file, int):
+            return
+        try:
+            found = os.stat(file, dir_fd=dir_fd)
+        except (OSError, TypeError, ValueError):
+            return  # no such file: nothing to protect
+        if (name := self.protected.get((found.st_dev, found.st_ino))) is not None:
+            self.opened.append(f"{name} ({how})")
+            raise PermissionError(13, "Permission denied", os.fsdecode(file))
+
+    @contextmanager
+    def only_read(self, path: Path) -> Iterator[list[str]]:
+        """`path` protected for the block; after it, the list says how it was written to."""
+        said: list[str] = []
+        before, opened, found = Snapshot(path), len(self.opened), path.stat()
+        self.protected[(found.st_dev, found.st_ino)] = path.name
+        path.chmod(0o444)
+        try:
+            yield said
+        finally:
+            self.protected.clear()
+            path.chmod(found.st_mode)
+        if len(self.opened) > opened:
+            said.append(f"it opened {self.opened[opened]}")
+        elif changed := before.change():
+            said.append(changed)
 
 
 class Snapshot:
@@ -444,21 +485,13 @@ turn = run_turn(ScriptedModel(), tools, [], user_text(args[1]))
 
 
 def killed_in_a_tool(subject: Subject, folder: Path, text: str, code: str) -> str | None:
-    """`code` runs a turn (`turn`, the loop's events for `text`, and `session`, a new
-    session in `folder`) in a child process, SIGKILLed the moment the turn's tool starts.
-    None once killed there; else why it never got there."""
-    return killed_at(subject, _IN_A_TOOL + code, b"<<in the tool>>", str(folder), text)
-
-
-def killed_at(subject: Subject, code: str, marker: bytes, *args: str) -> str | None:
-    """Run `code` in a child and SIGKILL it the moment it prints `marker`: no `finally:`, no
-    exit handler runs after that. None once killed there; else why it never got there. The
-    child may block reading its standard input, which stays open until it is killed."""
+    """`code` runs a turn (`turn`, the loop's events for `text`, and `session`, a new session
+    in `folder`) in a child process, SIGKILLed the moment the turn's tool starts: no
+    `finally:`, no exit handler runs after that. None once killed there; else why not."""
+    marker, arguments = b"<<in the tool>>", _child(subject, _IN_A_TOOL + code, [str(folder), text])
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: it never fills and blocks
-        child = subprocess.Popen(
-            _child(subject, code, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=errors,
-        )  # fmt: skip
+        child = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=errors)  # fmt: skip
         assert child.stdout is not None
         output, deadline = b"", time.monotonic() + CHILD_SECONDS
         try:
@@ -492,16 +525,9 @@ def for_all(
     is raised. Returns how many values were tried at most."""
     from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.explicit, Phase.generate, Phase.shrink],
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-        report_multiple_bugs=False,
-    )
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+              phases=[Phase.explicit, Phase.generate, Phase.shrink], verbosity=Verbosity.quiet,
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)  # fmt: skip
     def property_(value: Any) -> None:
         test(value)
 
@@ -517,27 +543,27 @@ class Tree:
 
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     leaf: str | None = None
+    name: str = ""  # said instead of the entries, for a named case
 
     def __str__(self) -> str:
+        if self.name:
+            return self.name
         shown, previous = [], None
-        for entry_id, entry in self.entries.items():
+        for entry_id, entry in self.entries.items():  # e1 msg u:q1, e2^root level 'high'
             parent = entry.get("parentId")
             under = "" if parent == previous else f"^{parent}" if parent else "^root"
             values = [short(v, 12) for k, v in entry.items() if k not in _FRAME]
-            if entry["type"] == "message":  # u:q1, a:a1, t(oolResult):96
-                values = [f"{entry['message']['role'][0]}:{_text(entry['message'])}"]
-            shown.append(f"{entry_id}{under} {_KIND.get(entry['type'], entry['type'])}")
-            shown[-1] += "".join(f" {v}" for v in values)
+            if entry["type"] == "message":  # its role's initial, its text: u:q1, a:a1, t:96
+                message = entry["message"]
+                said = " ".join(str(b.get("text", "")) for b in message["content"]).strip()
+                values = [f"{message['role'][0]}:{cut(said, 10)}"]
+            kind = _KIND.get(entry["type"], entry["type"])
+            shown.append(" ".join([f"{entry_id}{under} {kind}", *values]))
             previous = entry_id
         return f"[{', '.join(shown)}] at {self.leaf}"
 
 
 _FRAME = ("type", "id", "parentId", "message")
-
-
-def _text(message: Any) -> str:
-    texts = [b.get("text") for b in message.get("content", []) if b.get("type") == "text"]
-    return cut(" ".join(map(str, texts)), 10)
 _KIND = {"message": "msg", "model_change": "model", "thinking_level_change": "level",
          "session_info": "name", "branch_summary": "summary", "x_later_kind": "x"}  # fmt: skip
 

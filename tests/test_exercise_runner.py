@@ -395,3 +395,12 @@ def test_files_lists_every_file_of_an_exercise(tiny_lab: Path) -> None:
         "solution   solutions/step09/ex1_double.py",
         *(f"wrong      {kept}/{name}.py" for name in sorted(WRONG)),
     ]
+
+
+def test_a_fail_line_longer_than_200_characters_is_rejected(tiny_lab: Path) -> None:
+    """A FAIL line is the rule, the input and the first difference: one terminal line,
+    measured as the starter shows it (a kept solution's longer path is not counted)."""
+    check = tiny_lab / "exercises" / "step09" / "ex1_double_check.py"
+    check.write_text(CHECK.replace("return twice n", "return twice n" + ", twice n" * 14))
+    output = rejected(tiny_lab)
+    assert "/ex1_double/plus_two.py has 216 characters, at most 200: say the rule" in output

@@ -1,10 +1,7 @@
-"""Check 01.2: cut at EVERY byte (and cut, then zero-filled, as a power cut can leave it), a
-snapshot salvages exactly what the solution salvages: the complete messages. Never a raise.
-
-The named snapshots are the notebook's (texts full of JSON's own characters, multi-byte
-characters cut in the middle), an empty history and one message; generated histories add
-messages of other shapes, nested values and every piece a hand-made reader trips on.
-"""
+"""Check 01.2: snapshots cut at EVERY byte (and zero-filled after the cut, as a power cut can
+leave them) must salvage what the solution salvages, the complete messages, never raising: the
+notebook's (JSON's own characters, multi-byte characters cut in the middle), an empty history,
+one message, and generated histories of other shapes and nested values."""
 
 from __future__ import annotations
 

@@ -74,7 +74,8 @@ def script(subjects: tuple[h.Subject, h.Subject], targets: list[str]) -> None:
 
 
 def told(targets: list[str]) -> str:
-    return h.after(["6 messages", *(f"fix {t}" if t != "+" else "1 more" for t in targets)])
+    told = ["6 messages", *(f"fix {t}" if t != "+" else "1 more" for t in targets)]
+    return "after " + h.lines(told, 60)
 
 
 def shown(view: object) -> object:

@@ -66,7 +66,7 @@ def turns(pair: tuple[h.Subject, h.Subject], texts: list[str]) -> None:
             got, want = (s.call(s.module.persist_as_finished, run_turn(ScriptedModel(),
                          default_tools(), m, user_text(text)), x)
                          for s, m, x in zip(pair, lists, sessions, strict=True))  # fmt: skip
-            files, case = [roles(x.path) for x in sessions], h.after(texts[:number])
+            files, case = [roles(x.path) for x in sessions], "after " + h.lines(texts[:number])
             if got.error is not None or files[0] != files[1]:
                 h.fail(RULE, case, f"it kept {files[0]}, expected {files[1]}", got.line)
             if got.value != want.value:

@@ -1,10 +1,7 @@
 """Check 02.2: "persist after every turn" is a claim about the file while the program runs, so
-the file is read as each turn begins: a spy stands in for the loop's run_turn (before the
-student's module binds it) and reads the session file first. The student's chat and the
-solution's run the same inputs, named and generated; the file at each turn's start, and what
-chat returns, must be the solution's. (A chat persisting once, after the last turn, ends
-with the right file, but at the start of turn 2 its file is still empty.)
-"""
+a spy stands in for the loop's run_turn (before the student's module binds it) and reads the
+file as each turn begins. The student's chat and the solution's run the same inputs, named and
+generated: the file at each turn's start, and what chat returns, must be the solution's."""
 
 from __future__ import annotations
 
@@ -61,7 +58,7 @@ def alike(pair: tuple[h.Subject, h.Subject], inputs: list[str]) -> None:
             results.append(subject.call(subject.module.chat, session, list(inputs)))
             seen.append([*SEEN, len(h.entries_in(session.path))])  # and once at the end
     (got, want), blame = results, pair[0].module.chat
-    case = h.turns(inputs)
+    case = f"turns {h.cut(', '.join(inputs), 30)}"
     if got.error is not None:
         raise AssertionError(f"{RULE}; {case}: {got.said()}") from got.error
     for number, (mine, theirs) in enumerate(zip(*seen, strict=True), start=1):

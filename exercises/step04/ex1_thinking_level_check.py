@@ -1,11 +1,8 @@
-"""Check 04.1: scripts of turns and commands, typed through the step's own dispatcher, named
-and generated, play alike on the student's code and the solution's: after every line the file
-holds the solution's entries (each with at least the solution's fields), the chat the same
-state, and the answer says what the solution's says where the docstring words it. Every
-entry goes through Session.append_entry (spied on, so a FAIL points at the line that wrote).
-The restore is tried on generated trees of entries, and once in a new process that knows
-nothing but the file.
-"""
+"""Check 04.1: scripts of turns and commands, named and generated, through the step's own
+dispatcher, play alike on the student's code and the solution's: after every line the same
+file (each entry with at least the solution's fields), chat and worded answers; a FAIL points
+at the line that wrote (Writes). The restore is tried on generated trees, and in a new process
+that knows nothing but the file."""
 
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ from exercises import harness as h
 RULES = {
     "file": "only a switch writes: one entry, under the leaf",
     "chat": "the chat holds the level in force",
-    "leaf": "an entry goes through session.append_entry, which moves the leaf",
+    "leaf": "entries go through append_entry, which moves the leaf",
     "answer": "`/thinking` shows the level; a switch says so",
 }
 RESTORE = "the last level change on the path, if valid"

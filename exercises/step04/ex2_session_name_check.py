@@ -1,10 +1,7 @@
-"""Check 04.2: scripts of turns and commands, typed through the step's own dispatcher, named
-and generated, play alike on the student's code and the solution's: after every line the file
-holds the solution's entries (each with at least its fields), the chat the same state, and the
-answer what the docstring words. The name and the title are tried on generated trees of
-entries (branches, second roots, broken chains, names that are no text), and once in a new
-process that knows nothing but the files: reopened, and listed.
-"""
+"""Check 04.2: scripts of turns and commands, named and generated, through the step's own
+dispatcher, play alike on the student's code and the solution's: after every line the same
+file, chat and worded answers. The name and the title are tried on generated trees (branches,
+second roots, broken chains, names that are no text), and in a new process, reopened and listed."""
 
 from __future__ import annotations
 
@@ -21,7 +18,7 @@ from exercises import harness as h
 RULES = {
     "file": "only a new name writes: one entry, under the leaf",
     "chat": "the chat holds the name in force",
-    "leaf": "an entry goes through session.append_entry, which moves the leaf",
+    "leaf": "entries go through append_entry, which moves the leaf",
     "answer": "`/name` shows the name; naming says so",
 }
 NAME = "the name is the path's last session_info's, if text"

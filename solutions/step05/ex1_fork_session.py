@@ -28,18 +28,17 @@ Write `fork_session(path, directory, *, session_id, created_at)`:
    Two kinds of the next exercises name an entry by id: a `label` (05.2) its `targetId`, a
    `branch_summary` (05.3) its `fromId`. Write the FORK's id there: the id of that entry's
    copy (`append_entry` returns the entry it wrote, id included), or for an entry left out
-   (a branch entry) the copy before it on the path, where the conversation
-   stood; `None` when the fork has no copy of it (an entry on a branch the parent left
-   behind). So `/branch good` in the fork goes where it went in the parent, and a label of
-   an abandoned entry names nothing, never the entry the fork later gives that id. A value
-   that is no string names no entry: keep it as it is.
+   (a branch entry) the copy before it on the path, where the conversation stood; `None`
+   when the fork has no copy of it (an entry on a branch the parent left behind). So
+   `/branch good` in the fork goes where it went in the parent, and a label of an abandoned
+   entry names nothing, never the entry the fork later gives that id. A value that is no
+   string names no entry: keep it as it is.
 5. Return the fork's path, `directory/<session_id>.jsonl`.
 
 Reopened with `Session.open`, the fork resumes the parent's conversation and model. The parent
-file is only read: not one byte of it changes, and a read-only parent forks like any
-other. A `session_id` whose file already exists must
-raise and leave that file as it was (the one write path refuses to overwrite); so must a
-parent that is not a session, creating nothing.
+file is only read: not one byte of it changes, and a read-only parent forks like any other.
+A `session_id` whose file already exists must raise and leave that file as it was (the one
+write path refuses to overwrite); so must a parent that is not a session, creating nothing.
 
 Check it with `python -m exercises check 05.1` or the notebook.
 """

@@ -17,7 +17,7 @@ SKIPPED_KEYS = ("type", "id", "parentId")
 LEFT_OUT = ("branch",)
 NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}
 
-EXPECTED_FAIL = "the label e8 names targetId 'e4' (in the fork, e4 is e4 assistant"
+EXPECTED_FAIL = "the labelled parent: copy 3 has targetId 'copy 4', expected None"
 
 
 def fork_session(

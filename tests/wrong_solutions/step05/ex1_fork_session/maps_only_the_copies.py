@@ -18,10 +18,7 @@ SKIPPED_KEYS = ("type", "id", "parentId")
 LEFT_OUT = ("branch",)
 NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}
 
-EXPECTED_FAIL = (
-    "the label e10 names targetId None (it names nothing); in the parent it names e14 branch "
-    "'back to e11 from e13', a branch entry, which the fork leaves out"
-)
+EXPECTED_FAIL = "the labelled parent: copy 4 has targetId None, expected 'copy 2'"
 
 
 def fork_session(

@@ -15,10 +15,7 @@ import orjson
 from entries import path_to_leaf
 from session import read_session
 
-EXPECTED_FAIL = (
-    "forking with the id of an existing session, fork_session opened parent.jsonl for writing "
-    "(open(..., 'wb'))"
-)
+EXPECTED_FAIL = "the id of an existing session: it opened parent.jsonl (open(..., 'wb'))"
 
 
 def fork_session(

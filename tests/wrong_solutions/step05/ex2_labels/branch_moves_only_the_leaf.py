@@ -11,13 +11,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Entry
 from session import Session
 
-EXPECTED_FAIL = "after `/branch greeted` chat.messages holds 6 messages"
+EXPECTED_FAIL = 'hello, /label good, what is 12*8, /branch good: messages holds 6, expected 2'
 
 KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
@@ -72,30 +71,12 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     return CommandResult([f"moved to {target} ({argument})"])
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<16} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/label": Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command),
-    "/branch": Command(
-        "/branch ID|NAME", "go back to entry ID, or to the label NAME", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The commands go into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches them like any other; `/branch` replaces the step's, which it calls.
+COMMANDS["/label"] = Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command)
+COMMANDS["/branch"] = Command("/branch ID|NAME", "go back to entry ID or NAME", branch_command)
 
 
 def open_chat(path: Path | str) -> Chat:

@@ -12,8 +12,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Entry
 from session import Session
@@ -22,7 +21,7 @@ KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
 
 
-EXPECTED_FAIL = "label_target(entries, 'keep') raised TypeError"
+EXPECTED_FAIL = "[e1 label ['good'] 'e1', e2^root label 'good' 'e1']: raised TypeError"
 
 def append_label(session: Session, name: str, target_id: str) -> Entry:
     """Record the label `name` for entry `target_id`, as a child of the leaf."""
@@ -73,30 +72,12 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     return step_branch_command(chat, target)  # its guards, its rebuild of the chat
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<16} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/label": Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command),
-    "/branch": Command(
-        "/branch ID|NAME", "go back to entry ID, or to the label NAME", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The commands go into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches them like any other; `/branch` replaces the step's, which it calls.
+COMMANDS["/label"] = Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command)
+COMMANDS["/branch"] = Command("/branch ID|NAME", "go back to entry ID or NAME", branch_command)
 
 
 def open_chat(path: Path | str) -> Chat:

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
 from messages import UserMessage, answered_in_memory, preview, user_text
@@ -21,7 +20,7 @@ KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
 NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
 
-EXPECTED_FAIL = "which lacks 'what was the result', a user message left behind"
+EXPECTED_FAIL = 'entry 11 has summary "no \'what was the result\'", expected \'all\''
 
 
 def summary_note(summary: str) -> UserMessage:
@@ -93,29 +92,13 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     return CommandResult(lines, result.exit)
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/branch": Command(
-        "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/branch` to it; it calls the step's own /branch for the move.
+COMMANDS["/branch"] = Command(
+    "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
+)
 
 
 def open_chat(path: Path | str) -> Chat:
