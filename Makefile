@@ -13,10 +13,10 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
 	@echo "make lab         open the notebooks in JupyterLab"
-	@echo "make check       ruff, every step's tests, course-wide tests, notebooks, exercises"
+	@echo "make check       ruff (lint, format), every step's tests, course-wide tests, notebooks, exercises"
 	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
 	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
-	@echo "make bench       step 05 at scale: a 100,000-entry session resumed, against the floor"
+	@echo "make bench       the production step at scale: a 100,000-entry session resumed, then compacted"
 	@echo "make steps       cut labs/ from source/ after an edit there (never edit labs/)"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
 
@@ -82,8 +82,9 @@ notebooks: $(INSTALLED)
 	    --inplace --ExecutePreprocessor.kernel_name=python3 $$(basename $$nb)) || exit 1; \
 	done
 
-# Figures, not a test: a 100,000-entry session (about 120 MiB) resumed by step 05 against the
-# floor of parsing every line, peak memory against the file, and step 01's append costs.
+# Figures, not a test: a 100,000-entry session (about 120 MiB) resumed by the production step
+# against the floor of parsing every line, then compacted and resumed by steps 05, 06 and the
+# production step; peak memory against the file; and step 01's append costs.
 bench: $(INSTALLED)
 	@$(PY) tools/bench.py
 

@@ -3,8 +3,15 @@
 A step's `entry_graph.py` builds the graph (which entries there are, which are the
 conversation, how each is labelled) and names its colours; this module only draws it, with
 networkx and matplotlib, left to right from the first entry. It reads the node attributes every
-step sets (`kind`, `text`, `leaf`, `known`, and from step 03 on `on_path`), so the same
-picture serves every step. A program never draws: it prints `network_text`.
+step from 02 sets (`kind`, `text`, `leaf`, `known`, and from step 03 on `on_path`), so the same
+picture serves every step. Step 01's graph, older than the rest, sets only `role` and `label`:
+it is drawn with the roles' colours, and has no leaf. A program never draws: it prints
+`network_text`.
+
+The layout keeps the conversation on one straight row: the path from the leaf is the middle
+row, every other branch a row of its own, above the path if it was written before the path's
+next entry and below it if after, so that the file still reads from top to bottom and no two
+edges cross.
 """
 
 from __future__ import annotations
@@ -12,15 +19,16 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 import networkx as nx
-
-if TYPE_CHECKING:  # matplotlib is imported by the notebook that draws
-    from matplotlib.axes import Axes
+from matplotlib.axes import Axes
 
 UNKNOWN_COLOUR = "#dddddd"  # a kind the step does not know
-LEAF_COLOUR = "#d62828"
+# The leaf's ring: black, a colour no kind of entry is drawn in (every kind is a pale colour).
+LEAF_COLOUR = "#111111"
+RESTORED_COLOUR = "#7a7a7a"  # the outline of an entry an earlier run wrote
+ROLE_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}  # step 01
+CAPTION_WIDTH = 14  # characters per line of the text under a node
 # What could move the cursor or start a line, shown escaped in a picture too: control and
 # bidirectional characters (a step before the production one shows the file's text as it is).
 _UNSAFE = re.compile(
@@ -49,7 +57,7 @@ def _from_the_roots(graph: nx.DiGraph) -> dict[str, int]:
 
 def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
     """The entries of each column (by depth), top to bottom in the order a walk from the roots
-    meets them, children in file order: each branch keeps to its own band, so no edges cross.
+    meets them, children in file order.
 
     Stop here: given a node attribute instead, networkx gathers each column into a set, whose
     order changes from one run of Python to the next, and branches would cross at random.
@@ -65,19 +73,106 @@ def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
     return found
 
 
+def main_line(graph: nx.DiGraph) -> list[str]:
+    """The entries drawn on the middle row: the path from the leaf up to its root (the
+    conversation); without a leaf, the first root's first branch."""
+    leaves = [node for node in graph if graph.nodes[node].get("leaf")]
+    if leaves:
+        line, node = [], leaves[0]
+        while node is not None and node not in line:  # a parent cycle ends it too
+            line.append(node)
+            node = next(iter(graph.predecessors(node)), None)
+        return line[::-1]
+    roots = [node for node, degree in graph.in_degree() if degree == 0] or list(graph)[:1]
+    line = roots[:1]
+    while line and (children := list(graph.successors(line[-1]))) and children[0] not in line:
+        line.append(children[0])
+    return line
+
+
+def positions(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
+    """Where each entry is drawn: x its depth, y its row (the main line at 0, above it > 0)."""
+    main = set(main_line(graph))
+    seen: set[str] = set()
+    depth: dict[str, int] = {}
+    rows: list[list[str]] = []
+    middle = 0
+    for root in (node for node, degree in graph.in_degree() if degree == 0):
+        block = _rows_from(graph, root, main, seen, depth, 0)
+        if root in main:
+            middle = len(rows) + next(i for i, row in enumerate(block) if root in row)
+        rows.extend(block)
+    for node in graph:  # entries on a parent cycle, which no root leads to: rows at the bottom
+        if node not in seen:
+            rows.extend(_rows_from(graph, node, main, seen, depth, 0))
+    row_of = {node: index for index, row in enumerate(rows) for node in row}
+    return {node: (float(depth[node]), float(middle - row_of[node])) for node in graph}
+
+
+def _rows_from(
+    graph: nx.DiGraph, start: str, main: set[str], seen: set[str], depth: dict[str, int],
+    start_depth: int,
+) -> list[list[str]]:  # fmt: skip
+    """The rows the entries from `start` down take, top to bottom. `start`'s row goes on
+    through its child on the main line (else its first child); each other child starts rows
+    of its own, above if it was written before that child, below if after. A branch that
+    leaves the row further right sits nearer to it, so that no edge crosses another."""
+    row: list[str] = [start]
+    above: list[list[str]] = []
+    below: list[list[str]] = []
+    seen.add(start)
+    depth[start] = start_depth
+    node = start
+    while children := [child for child in graph.successors(node) if child not in seen]:
+        on_main = [child for child in children if child in main] if node in main else []
+        going_on = (on_main or children)[0]
+        at = children.index(going_on)
+        seen.add(going_on)
+        blocks = [
+            _rows_from(graph, child, main, seen, depth, depth[node] + 1)
+            for child in children
+            if child != going_on
+        ]
+        above += [r for block in blocks[:at] for r in block]
+        below = [r for block in blocks[at:] for r in block] + below
+        depth[going_on] = depth[node] + 1
+        row.append(going_on)
+        node = going_on
+    return [*above, row, *below]
+
+
+def figure_size(graph: nx.DiGraph) -> tuple[float, float]:
+    """A figure size (inches) that leaves every caption room: about an inch per column, and
+    an inch and a half per row (a caption of three lines, and the word leaf above a ring)."""
+    placed = positions(graph).values()
+    columns_used = 1 + max((x for x, _ in placed), default=0)
+    rows_used = 1 + max((y for _, y in placed), default=0) - min((y for _, y in placed), default=0)
+    return (max(6.0, 1.0 * columns_used + 2.2), 0.6 + 1.5 * rows_used)
+
+
+def caption(text: str, width: int = CAPTION_WIDTH) -> str:
+    """The text under a node, on at most three short lines. A word longer than a line (a big
+    number) is cut with …, never broken in two, so no number reads as two."""
+    words = [w if len(w) <= width else w[: width - 1] + "…" for w in text.split()]
+    return textwrap.fill(" ".join(words), width, max_lines=3, placeholder=" …",
+                         break_long_words=False)  # fmt: skip
+
+
 def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     """Left to right by depth, coloured by kind; arrows point from parent to child, the way
-    the file grew. The leaf has a red ring and says so.
+    the file grew. The leaf has a black ring and says so.
 
     The walk that rebuilds the conversation goes against the arrows, from the leaf up: that
-    path is bold, entries off it are faded (their edges dashed), and the entries `restored`
-    names (what an earlier run wrote, say) have a dark outline.
+    path is the straight middle row, bold; entries off it are faded (their edges dashed), and
+    the entries `restored` names (what an earlier run wrote, say) have a grey outline.
     """
-    bottom_up = {column: nodes[::-1] for column, nodes in columns(graph).items()}
-    pos = nx.multipartite_layout(graph, subset_key=bottom_up, align="vertical")
-    nodes, kind_colours = graph.nodes, graph.graph["colours"]
-    colours = [kind_colours.get(nodes[n]["kind"], UNKNOWN_COLOUR) for n in graph]
-    outlines = ["#222222" if n in restored else "none" for n in graph]
+    pos = positions(graph)
+    nodes = graph.nodes
+    kind_colours = graph.graph.get("colours", ROLE_COLOURS)
+    kind = {n: nodes[n].get("kind", nodes[n].get("role", "")) for n in graph}
+    text = {n: nodes[n].get("text", nodes[n].get("label", "").partition(": ")[2]) for n in graph}
+    colours = [kind_colours.get(kind[n], UNKNOWN_COLOUR) for n in graph]
+    outlines = [RESTORED_COLOUR if n in restored else "none" for n in graph]
     alphas = [1.0 if nodes[n].get("on_path", True) else 0.35 for n in graph]
     solid = [(a, b) for a, b in graph.edges if nodes[b].get("on_path", True)]
     dashed = [(a, b) for a, b in graph.edges if not nodes[b].get("on_path", True)]
@@ -88,7 +183,7 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
         node_color=colours,
         node_size=900,
         edgecolors=outlines,
-        linewidths=2.5,
+        linewidths=3,
         alpha=alphas,
     )
     for edges, style, width in ((solid, "solid", 2.8), (dashed, "dashed", 1.0)):
@@ -96,7 +191,7 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
             graph, pos, edgelist=edges, ax=ax, style=style, width=width, arrows=True,
             arrowsize=15, node_size=900, edge_color="#333333" if width > 2 else "#999999",
         )  # fmt: skip
-    leaves = [n for n in graph if nodes[n]["leaf"]]
+    leaves = [n for n in graph if nodes[n].get("leaf")]
     nx.draw_networkx_nodes(  # a ring around the leaf: where the next entry will hang
         graph, pos, nodelist=leaves, ax=ax, node_size=1700, node_color="none",
         edgecolors=LEAF_COLOUR, linewidths=3,
@@ -108,7 +203,7 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
     for node, (x, y) in pos.items():  # the message text, under its node, on short lines
         ax.annotate(
-            textwrap.fill(nodes[node]["text"], 14, max_lines=3, placeholder="…"),
+            caption(printable(text[node])),
             (x, y),
             xytext=(0, -24),
             textcoords="offset points",
@@ -117,27 +212,36 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
             fontsize=8,
             parse_math=False,
         )
-    drawn = dict.fromkeys(nodes[n]["kind"] for n in graph)  # the legend names what is drawn
-    for kind, colour in kind_colours.items():  # an invisible point per kind, for the legend
-        if kind in drawn:
-            ax.scatter([], [], color=colour, s=80, label=kind)
+    drawn = dict.fromkeys(kind[n] for n in graph)  # the legend names what is drawn
+    for name, colour in kind_colours.items():  # an invisible point per kind, for the legend
+        if name in drawn:
+            ax.scatter([], [], color=colour, s=80, label=name)
     grey = {  # drawn grey: a kind the step does not know, or one it does but draws grey
-        nodes[n]["kind"] if nodes[n]["known"] else "unknown kind"
+        kind[n] if nodes[n].get("known", True) else "unknown kind"
         for n in graph
-        if nodes[n]["kind"] not in kind_colours
+        if kind[n] not in kind_colours
     }
     for label in sorted(grey):
-        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label=_plain(label))
+        ax.scatter([], [], color=UNKNOWN_COLOUR, s=80, label=_plain(printable(label)))
+    if leaves:
+        ax.scatter([], [], color="white", edgecolors=LEAF_COLOUR, linewidths=2, s=140,
+                   label="the leaf")  # fmt: skip
     if any(n in restored for n in graph):
         ax.scatter(
-            [], [], color="white", edgecolors="#222222", linewidths=2, s=80, label="restored"
-        )
+            [], [], color="white", edgecolors=RESTORED_COLOUR, linewidths=2, s=80,
+            label="restored",
+        )  # fmt: skip
     if dashed:
         ax.plot([], [], linestyle="--", color="#999999", label="off the conversation")
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.text(0, 0, "arrows: parent → child; the conversation is read from the leaf back",
-            transform=ax.transAxes, fontsize=7, color="#666666", va="bottom")  # fmt: skip
-    ax.margins(x=0.08, y=0.25)  # room for the ring, the word leaf and the text under a node
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    note = "arrows: parent → child"
+    if leaves:
+        note += "; the conversation is read from the leaf back"
+    ax.text(0, 0, note, transform=ax.transAxes, fontsize=7, color="#666666", va="top")
+    xs = [x for x, _ in pos.values()] or [0.0]
+    ys = [y for _, y in pos.values()] or [0.0]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)  # room for the ring and the text under a node
+    ax.set_ylim(min(ys) - 0.75, max(ys) + 0.5)
     ax.set_axis_off()
 
 

@@ -5,28 +5,34 @@ do this), so `import labtools` finds this file. Each notebook works with exactly
 step folders repeat module names (every step has a `session.py`), so two steps must never be
 imported into one kernel.
 
-Besides the step and scratch helpers, this holds the harness the notebooks drive `main.py`
-with (a process to type into, a piped run, a seeded kill), so that a notebook opens on its
-idea and not on plumbing. The harness imports nothing from a step: it runs `main.py` as its
-own process, as a user would.
+Besides the step and scratch helpers, this holds what every notebook does the same way:
+`show` prints a step's code, `run_program` runs its `main.py` (lines piped in, the transcript
+printed as a terminal shows it), `start_program` leaves one running to be killed, and
+`show_tree` draws a session's entries. None of it imports a step: `main.py` runs as its own
+process, as a user would run it, and a picture takes the graph the step's own module built.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import random
 import re
+import selectors
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from entry_pictures import draw  # noqa: F401  (the picture of a step's entry graph)
+import networkx as nx
+
+from entry_pictures import draw, figure_size  # the picture of a step's entry graph
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = LAB_ROOT / "notebooks" / ".scratch"
@@ -94,6 +100,25 @@ def hint_exercise(exercise_id: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# A step's code, as it is in the step folder.
+
+
+def show(thing: object) -> None:
+    """Print a function's or class's source exactly as it is in the step folder, comments and
+    all: what the notebook teaches is the step's own code, not a copy of it."""
+    print(textwrap.dedent(inspect.getsource(thing)))  # type: ignore[arg-type]
+
+
+def print_entries(entries: Iterable[dict[str, Any]], summarize: Callable[..., Any]) -> None:
+    """A table of entries in file order: id, parent, kind and text (`summarize` is the step's
+    own, from its entries.py, so each step shows its entries its own way)."""
+    print(f"  {'id':<5}{'parent':<7}{'kind':<12}text")
+    for entry in entries:
+        summary = summarize(entry)
+        print(f"  {entry['id']:<5}{entry['parentId'] or '-':<7}{summary.kind:<12}{summary.text}")
+
+
+# ---------------------------------------------------------------------------------------------
 # Running main.py as a user does. A step's notebook passes no `step`: the one use_step() chose.
 
 
@@ -111,6 +136,31 @@ def _environment(delay: str | None) -> dict[str, str] | None:
     return None if delay is None else {**os.environ, "LAB_TOOL_DELAY": delay}
 
 
+# main.py with calc slowed from outside: every calc sleeps first, so that a turn is still
+# running when an experiment kills the program. It works on any step, and is the only way in
+# step 02, which has no LAB_TOOL_DELAY (step 02's tests slow calc the same way).
+_SLOW_CALC = """
+import runpy, sys, time
+from dataclasses import replace
+main_py, seconds = sys.argv[1], float(sys.argv[2])
+sys.argv = [main_py, *sys.argv[3:]]
+sys.path.insert(0, main_py.rsplit("/", 1)[0])
+import tools
+def slowly(arguments):
+    time.sleep(seconds)
+    return tools.calc(arguments)
+tools.default_tools = lambda: {"calc": replace(tools.CALC, run=slowly)}
+runpy.run_path(main_py, run_name="__main__")
+"""
+
+
+def _command(step: Path | None, args: Sequence[str], slow_calc: float | None) -> list[str]:
+    main_py = str(_step_folder(step) / "main.py")
+    if slow_calc is None:
+        return [sys.executable, main_py, *args]
+    return [sys.executable, "-c", _SLOW_CALC, main_py, str(slow_calc), *args]
+
+
 SESSION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
 
 
@@ -120,44 +170,7 @@ def tidy(text: str) -> str:
     return SESSION_NAME.sub("SESSION", text)
 
 
-class Program:
-    """A step's `main.py` as a live process, typed into one line at a time, its transcript
-    printed as a terminal shows it (warnings on stderr where they happen).
-
-    `type` returns once the program prompts `you> ` again: by then it has answered and saved,
-    so a notebook can look at the file *between* two lines.
-    """
-
-    def __init__(self, folder: Path, *args: str, step: Path | None = None) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, str(_step_folder(step) / "main.py"), *args],
-            cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )
-        print(tidy(self._until_prompt()), end="")
-
-    def type(self, line: str) -> None:
-        """One line in; back when the program prompts again."""
-        assert self.process.stdin is not None
-        self.process.stdin.write(line.encode() + b"\n")
-        self.process.stdin.flush()
-        print(tidy("you> " + self._until_prompt()), end="")
-
-    def end(self) -> None:
-        """End of input (Ctrl-D at a terminal): the program says what it saved, and exits."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.close()
-        print(tidy("you> ^D" + self.process.stdout.read().decode()), end="")
-        self.process.wait()
-
-    def _until_prompt(self) -> str:
-        assert self.process.stdout is not None
-        out = b""
-        while not out.endswith(b"you> "):
-            chunk = os.read(self.process.stdout.fileno(), 4096)
-            if not chunk:  # the program ended
-                return out.decode()
-            out += chunk
-        return out.decode().removesuffix("you> ")
+PROMPT = b"you> "
 
 
 def run_program(
@@ -166,36 +179,107 @@ def run_program(
     *args: str,
     step: Path | None = None,
     delay: str | None = None,
+    slow_calc: float | None = None,
     echo: bool = False,
+    between: Callable[[str], object] | None = None,
     **options: Any,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `main.py` to the end with `lines` piped in, stdout and stderr in one stream, in
-    order (as a terminal shows them). `echo` prints that transcript, session names tidied.
+    """Run `main.py` in `folder` to the end with `lines` piped in, as a user would type them,
+    stdout and stderr in one stream, in order (as a terminal shows them). `echo` prints that
+    transcript, session names tidied.
 
-    `delay` sets LAB_TOOL_DELAY (seconds each tool call sleeps first); `options` go to
-    subprocess.run (a `preexec_fn` that sets a limit in the child, say).
+    `between(line)` is called after each line, once the program prompts `you> ` again: by
+    then it has answered and saved, so a notebook can look at the file between two lines (the
+    transcript is then printed as it comes). `delay` sets LAB_TOOL_DELAY (step 03 on),
+    `slow_calc` slows calc from outside (any step); `options` go to subprocess (a
+    `preexec_fn` that sets a limit in the child, say).
     """
+    command = _command(step, args, slow_calc)
+    if between is not None:
+        return _line_by_line(command, folder, lines, between, _environment(delay), **options)
     done = subprocess.run(
-        [sys.executable, str(_step_folder(step) / "main.py"), *args],
+        command,
         cwd=folder, input="".join(line + "\n" for line in lines), text=True, timeout=60,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_environment(delay),
         **options,
-    )
+    )  # fmt: skip
     if echo:
         print(tidy(done.stdout), end="")
     return done
 
 
+def _line_by_line(
+    command: list[str],
+    folder: Path,
+    lines: list[str],
+    between: Callable[[str], object],
+    env: dict[str, str] | None,
+    **options: Any,
+) -> subprocess.CompletedProcess[str]:
+    """run_program, one line at a time: type a line, wait for the prompt, call `between`."""
+    process = subprocess.Popen(
+        command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, env=env, **options,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        said, prompted = _until_prompt(process)
+        transcript = said
+        print(tidy(said.decode()), end="")
+        for line in lines:
+            if not prompted:  # the program has ended (an /exit, an error): nothing reads on
+                break
+            process.stdin.write(line.encode() + b"\n")
+            process.stdin.flush()
+            said, prompted = _until_prompt(process)
+            transcript += PROMPT + said  # the program echoes what a pipe "typed"
+            print(tidy((PROMPT + said).decode()), end="")
+            between(line)
+        if prompted:
+            process.stdin.close()  # the end of input, as Ctrl-D at a terminal
+            said, _ = _until_prompt(process)
+            transcript += PROMPT + said
+            print(tidy((PROMPT + said).decode()), end="")
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+        process.stdout.close()
+    return subprocess.CompletedProcess(command, process.returncode, transcript.decode(), None)
+
+
+def _until_prompt(process: subprocess.Popen[bytes], seconds: float = 60) -> tuple[bytes, bool]:
+    """What the program writes until it prompts again (the prompt left off), and whether it
+    did prompt (False: it ended). Gives up after `seconds`: a cell should fail, not hang."""
+    assert process.stdout is not None
+    out = b""
+    deadline = time.monotonic() + seconds
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(process.stdout, selectors.EVENT_READ)
+        while not out.endswith(PROMPT):
+            if not waiting.select(max(0.0, deadline - time.monotonic())):
+                raise RuntimeError(f"no prompt after {seconds} s; the program said {out!r}")
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:  # the program ended
+                return out, False
+            out += chunk
+    return out.removesuffix(PROMPT), True
+
+
 def start_program(
-    folder: Path, *args: str, step: Path | None = None, delay: str | None = None, **options: Any
+    folder: Path,
+    *args: str,
+    step: Path | None = None,
+    delay: str | None = None,
+    slow_calc: float | None = None,
+    **options: Any,
 ) -> subprocess.Popen[bytes]:
     """Start `main.py` and leave it running, to be fed a line at a time, signalled or killed.
     Its stderr is a pipe of its own, so a notebook can read the last words of a stopped run."""
     return subprocess.Popen(
-        [sys.executable, str(_step_folder(step) / "main.py"), *args],
+        _command(step, args, slow_calc),
         cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=_environment(delay), **options,
-    )
+    )  # fmt: skip
 
 
 def read_until(
@@ -287,3 +371,69 @@ def fastest(action: Callable[[], object], times: int) -> float:
         action()
         best = min(best, time.perf_counter() - started)
     return best
+
+
+# ---------------------------------------------------------------------------------------------
+# The picture of a session's entries (entry_pictures.py draws it).
+
+
+def show_tree(graph: nx.DiGraph, title: str = "", restored: Collection[str] = ()) -> None:
+    """Draw the entry graph a step's entry_graph.py built, in a figure its size needs, and
+    show it: one call where a notebook wants a picture (`draw` takes an axes of your own)."""
+    import matplotlib.pyplot as plt  # here: only a notebook that draws pays for matplotlib
+
+    figure, ax = plt.subplots(figsize=figure_size(graph))
+    draw(graph, ax, restored=restored)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    plt.show()
+    plt.close(figure)
+
+
+def show_moments(moments: list[tuple[str, list[str], list[str], int]], colours: dict[str, str],
+                 title: str = "") -> None:  # fmt: skip
+    """Notebook 02's picture of one turn: for each moment (label, the roles in memory, the
+    roles in the file, the cursor), the list in memory (left stack, [0], [1], ...) beside the
+    file's entries (right stack, e1, e2, ...), coloured by role, the cursor a black line."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    figure, ax = plt.subplots(figsize=(11, 3.8))
+    height = max(len(memory) for _, memory, _, _ in moments)
+    for column, (label, in_memory, in_file, cursor) in enumerate(moments):
+        x = 3 * column
+        for offset, roles, name, first in ((0, in_memory, "[{}]", 0), (1.1, in_file, "e{}", 1)):
+            for index, role in enumerate(roles):
+                ax.add_patch(Rectangle((x + offset, index), 1, 0.92, color=colours[role]))
+                ax.text(x + offset + 0.5, index + 0.46, name.format(index + first),
+                        ha="center", va="center", fontsize=7)  # fmt: skip
+        ax.plot([x - 0.2, x + 2.3], [cursor - 0.04] * 2, color="#111111", lw=2.5)
+        ax.text(x + 0.5, -0.3, "memory", ha="center", va="top", fontsize=7)
+        ax.text(x + 1.6, -0.3, "file", ha="center", va="top", fontsize=7)
+        ax.text(x + 1.05, -0.9, label, ha="center", va="top", fontsize=8)
+    ax.plot([], [], color="#111111", lw=2.5, label="cursor")
+    for role, colour in colours.items():
+        ax.add_patch(Rectangle((0, 0), 0, 0, color=colour, label=role))
+    ax.set_xlim(-0.5, 3 * len(moments) - 0.5)
+    ax.set_ylim(-2.0, height + 1.2)
+    ax.set_yticks(range(height + 1))
+    ax.spines["left"].set_bounds(0, height)
+    ax.set_ylabel("messages")
+    ax.set_xticks([])
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.legend(loc="upper left", ncols=4, fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    figure.tight_layout()
+    plt.show()
+    plt.close(figure)
+
+
+def signals_at_default() -> None:
+    """preexec_fn of a child a notebook interrupts: a run started under `nohup` or as a
+    background job inherits SIGINT ignored, and would (rightly) keep running."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

@@ -1,11 +1,10 @@
 """Every byte at which a crash could cut a session file: the next runs lose nothing finished.
 
 tools/crash_points.py cuts a session the production step wrote at each of its byte boundaries
-and plays the next two runs on every prefix (notebook 06 plots it). Random kills seldom land
-inside a write; this tries every place one could. The same cuts break a naive reader and a
-naive writer, and a step whose writer no longer ends a torn fragment before its line, which is
-what shows the enumeration can fail.
-"""
+and plays the next two runs on every prefix (the crash lab, notebook 07, plots it). Random kills
+seldom land inside a write; this tries every place one could. The same cuts break a naive reader
+and a naive writer, and a step whose writer no longer ends a torn fragment before its line,
+which is what shows the enumeration can fail."""
 
 from __future__ import annotations
 

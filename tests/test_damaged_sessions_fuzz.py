@@ -67,7 +67,9 @@ def damaged(data, rng):
     return header + b"\n" + b"\n".join(body) + (ending if body else b"")
 '''
 
-DRIVER = DAMAGE + r'''
+DRIVER = (
+    DAMAGE
+    + r"""
 import json, sys, tempfile, traceback
 from pathlib import Path
 
@@ -123,14 +125,18 @@ for seed in range(seeds):
         except Exception:
             problems.append(f"seed {seed}:\n{traceback.format_exc()}")
 print(json.dumps({"problems": problems[:3], "failed": len(problems), "outcomes": outcomes}))
-'''
+"""
+)
 
-WRITE_DAMAGED = DAMAGE + r'''
+WRITE_DAMAGED = (
+    DAMAGE
+    + r"""
 import sys
 from pathlib import Path
 base, seed, target = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 target.write_bytes(damaged(base.read_bytes(), random.Random(seed)))
-'''
+"""
+)
 
 
 @pytest.fixture(scope="module")

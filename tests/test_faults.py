@@ -6,7 +6,8 @@
   the file; at most the last line is torn; the old bytes are a prefix of the new.
 - A file size limit (RLIMIT_FSIZE) that cuts a write partway: one error line, and the next run
   resumes every complete entry, skips the fragment and starts a fresh line.
-- Two writers on one session at once: no line is ever spliced from the two.
+- Two writers on one session at once: no line is ever spliced from the two; the production
+  step, which locks its session, lets one of them write and refuses the other.
 
 The kill moments are seeded, so a failure can be replayed with the same schedule; what the
 process had done by then still depends on the machine's timing, which is the point.
@@ -30,6 +31,13 @@ RESUMING_STEPS = sorted(
     p for p in (LAB_ROOT / "labs").glob("step[0-9][0-9]_*") if p.name >= "step03"
 )
 KILLS_PER_STEP = 70
+
+
+def is_production(step: Path) -> bool:
+    """The step with the lock and the repair; steps 03 to 05 have neither, by design."""
+    return step.name.endswith("_production")
+
+
 QUESTIONS = ["what is 12*8", "hello", "what is 2+3", "what was the result", "what is 7*6"]
 
 
@@ -154,7 +162,7 @@ def test_random_kills_never_cost_a_finished_turn(step: Path, tmp_path: Path) -> 
     assert path is not None and path.read_bytes().startswith(before)
     assert path.read_bytes().endswith(b"\n")
     assert b"[tool result] calc -> 2" in done.stdout
-    if step.name >= "step05":  # it answers interrupted calls: a valid history
+    if is_production(step):  # it answers interrupted calls in the file: a valid history
         assert unanswered_calls_on_path(path) == [], "a tool call on the path has no result"
     # Whatever tore, what was appended after recovery is whole lines only.
     tail = path.read_bytes()[len(before) :].split(b"\n")
@@ -239,9 +247,10 @@ def test_two_writers_at_once_never_splice_a_line(
     assert after.startswith(before) and after.endswith(b"\n")
     parsed_lines(path)  # every line whole: the two writers' lines were never spliced
     refused = [err for _, err in results if b"is in use by another run" in err]
-    if refused:  # a step that locks its session: one run wrote, the other wrote nothing
-        assert len(refused) == 1 and sorted(run.returncode for run in runs) == [0, 1]
+    codes = sorted(run.returncode for run in runs)
+    if is_production(step):  # it locks its session: while one run writes, the other is refused
+        assert len(refused) <= 1 and codes == ([0, 1] if refused else [0, 0])  # (or came after)
         ids = [r["id"] for r in parsed_lines(path)[1:]]
         assert len(ids) == len(set(ids)), "a locked session never repeats an id"
-    else:  # steps 03 and 04 say so in their READMEs: both write, and ids may repeat
-        assert [run.returncode for run in runs] == [0, 0]
+    else:  # steps 03 to 05 say so in their READMEs: both write, and ids may repeat
+        assert not refused and codes == [0, 0]

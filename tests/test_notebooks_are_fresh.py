@@ -33,7 +33,7 @@ def test_no_cell_stored_an_error(notebook: Path) -> None:
     assert not errors, errors
 
 
-# A step's notebook carries its number; an appendix (07_appendix, on the production step's
+# A step's notebook carries its number; an appendix (08_appendix, on the production step's
 # code) has no step of its own and no exercises. (The crash lab, the production step's
 # notebook, gets its exercises with the defences that move there.)
 STEP_NOTEBOOKS = [n for n in NOTEBOOKS if any(s.name[4:6] == n.name[:2] for s in STEPS[:-1])]

@@ -127,3 +127,31 @@ def test_a_run_of_a_step_that_takes_no_lock_costs_the_production_run_no_line(
     assert texts.count("hello") == 2 and texts.count("what was the result") == 1
     resumed = run(PRODUCTION, tmp_path, "", "--continue")
     assert "(resumed: 8 messages restored" in resumed.stdout  # 6, then its own turn
+
+
+STEP06 = LAB_ROOT / "labs" / "step06_compaction"
+
+
+def test_step05_reads_a_compacted_file_as_the_whole_path(tmp_path: Path) -> None:
+    """A compaction is a kind step 05 does not know: it passes through it and gives the model
+    the whole path, the summarised messages included. Nothing is lost to an older reader; it
+    only reads more. And step 06 still reads what step 05 appended after the compaction."""
+    script = "what is 12*8\nwhat is 2+3\n/compact\nwhat is 7*6\n"
+    written = run(STEP06, tmp_path, script)
+    assert written.returncode == 0, written.stderr
+    assert "compacted: a summary stands in for 4 messages; 4 kept" in written.stdout
+    path = only_session(tmp_path)
+
+    older = run(STEP05, tmp_path, "/branch e4\nwhat was the result\n", "--continue")
+    assert older.returncode == 0 and older.stderr == ""
+    assert older.stdout.splitlines()[0].endswith(
+        "(resumed: 12 messages restored, model scripted-v1)"
+    )
+    assert "assistant> The last result was 96 (12*8)." in older.stdout  # before the compaction
+
+    newer = run(STEP06, tmp_path, "/branch e13\nwhat was the result\n", "--continue")
+    assert newer.returncode == 0 and newer.stderr == ""
+    assert "moved to e13: 9 messages on the path, model scripted-v1" in newer.stdout
+    assert "assistant> The last result was 42 (7*6)." in newer.stdout  # from the kept turn
+    kinds = [orjson.loads(line)["type"] for line in path.read_bytes().splitlines()[1:]]
+    assert kinds.count("compaction") == 1

@@ -15,7 +15,17 @@ import pytest
 from conftest import LAB_ROOT
 
 sys.path.insert(0, str(LAB_ROOT / "tools"))
-from step_diffs import BUDGETS, StepDiff, changed_lines, step_diffs, step_folder  # noqa: E402
+from step_diffs import (  # noqa: E402
+    BUDGETS,
+    FIRST_STEP_LINES,
+    MODULE_LINES,
+    StepDiff,
+    changed_lines,
+    idea_steps,
+    python_lines,
+    step_diffs,
+    step_folder,
+)
 
 
 @pytest.mark.parametrize("diff", step_diffs(), ids=lambda diff: diff.label)
@@ -69,3 +79,23 @@ def test_the_readme_table_shows_each_diff_as_it_is() -> None:
             f"README shows {shown!r} for step {diff.newer.name[4:6]}; "
             f"it is {diff.shown}: python tools/step_diffs.py"
         )
+
+
+def test_the_first_agent_step_is_short_enough_to_read_whole(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first = idea_steps()[0]
+    total = sum(python_lines(first).values())
+    with capsys.disabled():
+        print(f"\n{first.name}: {total} lines of Python (at most {FIRST_STEP_LINES})", end="")
+    assert total <= FIRST_STEP_LINES, f"{first.name} has {total} lines: python tools/step_diffs.py"
+
+
+@pytest.mark.parametrize("step", idea_steps(), ids=lambda step: step.name)
+def test_no_module_of_an_idea_step_is_over_its_size(
+    step: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name, longest = max(python_lines(step).items(), key=lambda item: item[1])
+    with capsys.disabled():
+        print(f"\n{step.name}: longest {name} {longest} lines (at most {MODULE_LINES})", end="")
+    assert longest <= MODULE_LINES, f"{step.name}/{name} has {longest} lines"

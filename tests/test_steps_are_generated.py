@@ -75,7 +75,10 @@ def test_a_block_arrives_in_its_step_and_goes_in_the_step_after_until() -> None:
 
 
 def test_the_blank_lines_around_a_block_left_out_never_pile_up() -> None:
-    text = f"# >>file {FIRST}\na = 1\n\n\n# >> {SECOND}\nb = 2\n\n\n# <<\nc = 3\n\n\n# >> {SECOND}\nd = 4\n# <<\n"
+    text = (
+        f"# >>file {FIRST}\na = 1\n\n\n# >> {SECOND}\nb = 2\n\n\n# <<\nc = 3\n\n\n"
+        f"# >> {SECOND}\nd = 4\n# <<\n"
+    )
     kept = steps_of(text)
     assert kept[FIRST] == "a = 1\n\n\nc = 3\n"
     assert kept[SECOND] == "a = 1\n\n\nb = 2\n\n\nc = 3\n\n\nd = 4\n"

@@ -2,7 +2,8 @@
 
 - tools/session_bench.py on the production step (in its own processes): a 100,000-entry session with
   branches, resumed, against the floor of parsing every line with orjson, and peak memory
-  against the file;
+  against the file; then the same session compacted, resumed by step 05, step 06 and the
+  production step;
 - step 01's append costs at 100 and 10,000 messages: what one more message costs a snapshot
   (rewrite everything) and a ledger (append a line), the choice everything else builds on.
 
@@ -71,6 +72,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"    of which the resume added: {resume['resume_added_over_file']:.2f}x the file")
     print(f"  moving the leaf: {resume['move_leaf_seconds'] * 1e6:.0f} µs (one appended line)")
     print(f"  rebuilding from a new leaf: {resume['rebuild_longest_path_seconds'] * 1e3:.0f} ms")
+    print("\nthe same session, its last compaction keeping the last 1,000 entries")
+    print(f"  {'':34}{'time':>9}{'peak memory':>14}")
+    for name, measured in resume["compacted"].items():
+        row = f"{measured['seconds']:>8.3f}s{measured['peak_mib']:>10.0f} MiB"
+        print(f"  {name:34}{row}")
+    step06, production = resume["compacted_step06_over_step05"], resume["compacted_over_step05"]
+    print(
+        f"  step 06 / step 05: {step06:.3f}x, production / step 05: {production:.3f}x "
+        "(target at most 0.1x, in at most 100 MiB)"
+    )
 
     print("\nstep 01: one more message, when the history already holds N")
     print(f"  {'store':16}" + "".join(f"{f'N={size:,}':>22}" for size in SIZES))

@@ -22,7 +22,8 @@ The source (source/README.md says it for the people who edit it):
 
   Blocks nest: a block inside another is in the steps both name (at least one). Marker
   lines themselves are never written. Where lines left out leave blank lines side by side,
-  at most two stand in a row, and none at the end of a file. A line outside every block is in every step its file is in.
+  at most two stand in a row, and none at the end of a file. A line outside every block is
+  in every step its file is in.
 - `source/<step folder>/` holds files that belong to that step alone, whole: its README.md,
   its expected-output.txt, a demo that shares nothing. They are copied as they are.
 
@@ -60,7 +61,8 @@ STEPS = (
     Step("03", "step03_continue"),
     Step("04", "step04_model_change"),
     Step("05", "step05_branching"),
-    Step("prod", "step06_production"),
+    Step("06", "step06_compaction"),
+    Step("prod", "step07_production"),
 )
 TAGS = {step.tag: index for index, step in enumerate(STEPS)}
 

@@ -39,6 +39,7 @@ class Part:
 
 def parts() -> Iterator[Part]:
     yield Part("ruff", [sys.executable, "-m", "ruff", "check", "."], LAB_ROOT)
+    yield Part("ruff format", [sys.executable, "-m", "ruff", "format", "--check", "."], LAB_ROOT)
     # Each step's suite runs once, in a copy of the folder made alone (tools/copy_out.py), so
     # passing proves the step copies out; the newest runs with only its own requirements.txt.
     steps = sorted((LAB_ROOT / "labs").glob("step[0-9][0-9]_*"))

@@ -18,9 +18,13 @@ dozen entries), then measures, each in a fresh process so that peak memory is it
   process already held (the interpreter and its imports, a fixed cost whose share shrinks as
   the file grows);
 - moving the leaf (`append_branch`: constant time) and rebuilding the conversation from the
-  new leaf (`build_context`: the length of the path) on the resumed session.
+  new leaf (`build_context`: the length of the path) on the resumed session;
+- then, with a compaction appended that keeps the last 1,000 entries of the path: the time
+  to resume and the peak memory of step 05 (which reads it all), of the compaction step
+  (which reads from the end) and of the production step.
 
-Targets the lab sets itself: resume at most 1.2x the floor, peak memory at most 3x the file.
+Targets the lab sets itself: resume at most 1.2x the floor, peak memory at most 3x the file;
+with the compaction, a resume at most a tenth of step 05's, in at most 100 MiB.
 Timings vary from run to run and machine to machine; this prints figures, it asserts nothing.
 
 `--fsync-cost` times N appends of a message (1.2 kB) to a new session in DIR (default: the
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -47,7 +52,14 @@ sys.path.insert(0, str(LAB_ROOT / "tools"))
 from make_steps import STEPS  # noqa: E402
 
 PRODUCTION = LAB_ROOT / "labs" / STEPS[-1].folder  # the last step: every defence, at scale
-sys.path.insert(0, str(PRODUCTION))  # the step it measures, from any directory
+COMPARED = {  # the steps a compacted session is resumed by, each in a process of its own
+    "step 05 (reads it all)": LAB_ROOT / "labs" / "step05_branching",
+    "step 06 (from the end)": LAB_ROOT / "labs" / "step06_compaction",
+    "production": PRODUCTION,
+}
+# The step it measures, from any directory: the production step, or the one a child is given.
+STEP = Path(os.environ.get("LAB_BENCH_STEP") or PRODUCTION)
+sys.path.insert(0, str(STEP))
 
 import orjson  # noqa: E402
 
@@ -76,6 +88,25 @@ def generate(path: Path, entries: int) -> None:
         else:
             entry = session.append_message(assistant_message(f"{number} {TEXT}"))
         ids.append(entry["id"])
+
+
+KEPT = 1_000  # entries of the path a compaction keeps
+SUMMARY = "\n".join(f"- asked: {number} {TEXT}"[:80] for number in range(20))  # 20 lines of 80
+
+
+def compact(path: Path) -> None:
+    """Append a compaction that keeps the last KEPT entries of the path, and a turn after it."""
+    session = Session.open(path).session
+    walked, current = [], session.leaf_id
+    while current is not None and len(walked) <= KEPT:
+        walked.append(session.entries[current])
+        current = walked[-1]["parentId"]
+    kept = next(
+        e for e in reversed(walked) if e["type"] == "message" and e["message"]["role"] == "user"
+    )
+    session.append_compaction(SUMMARY, kept["id"])
+    session.append_message(user_text(f"after the compaction {TEXT}"))
+    session.append_message(assistant_message(f"after the compaction {TEXT}"))
 
 
 def fsync_cost(folder: Path, appends: int = 200) -> dict[str, float]:
@@ -176,13 +207,29 @@ def measure_resume(path: Path) -> dict[str, float]:
     }
 
 
+def measure_open(path: Path) -> dict[str, float]:
+    """`Session.open` of this process's step, best of three, and its peak memory."""
+    times = []
+    for _ in range(3):
+        gc.collect()
+        started = time.perf_counter()
+        resumed = Session.open(path)
+        times.append(time.perf_counter() - started)
+        messages = len(resumed.context.messages)
+        del resumed
+    return {"seconds": min(times), "peak_mib": peak_mib(), "messages": messages}
+
+
 class MeasureFailed(Exception):
     """A measuring child ended without its figures; the message is its last word."""
 
 
-def in_fresh_process(what: str, path: Path) -> dict:
+def in_fresh_process(what: str, path: Path, step: Path = PRODUCTION) -> dict:
     done = subprocess.run(
-        [sys.executable, __file__, "--measure", what, str(path)], capture_output=True, text=True
+        [sys.executable, __file__, "--measure", what, str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LAB_BENCH_STEP": str(step)},
     )
     if done.returncode != 0:  # out of memory, say: its last line says why
         last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
@@ -235,7 +282,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.measure:  # the child: one measurement, printed as JSON
         what, file = args.measure
-        measure = measure_floor if what == "floor" else measure_resume
+        measure = {"floor": measure_floor, "resume": measure_resume, "open": measure_open}[what]
         print(json.dumps(measure(Path(file))))
         return
     if args.fsync_cost:
@@ -254,6 +301,10 @@ def main() -> None:
             size_mib = path.stat().st_size / 2**20
             floor = in_fresh_process("floor", path)
             resume = in_fresh_process("resume", path)
+            compact(path)
+            compacted = {
+                name: in_fresh_process("open", path, step) for name, step in COMPARED.items()
+            }
     except (OSError, SessionError, MeasureFailed) as error:  # a full temporary folder, say
         shown = error.strerror if isinstance(error, OSError) and error.strerror else error
         where = f"the temporary folder, {tempfile.gettempdir()}"
@@ -274,6 +325,11 @@ def main() -> None:
         "model_at_leaf": resume["model"],
         "move_leaf_seconds": resume["move_seconds"],
         "rebuild_longest_path_seconds": resume["rebuild_seconds"],
+        "compacted": compacted,  # the same session, compacted: each step's resume
+        "compacted_over_step05": compacted["production"]["seconds"]
+        / compacted["step 05 (reads it all)"]["seconds"],
+        "compacted_step06_over_step05": compacted["step 06 (from the end)"]["seconds"]
+        / compacted["step 05 (reads it all)"]["seconds"],
     }
     if args.json:
         print(json.dumps(figures))
@@ -291,6 +347,18 @@ def main() -> None:
     move, rebuild = resume["move_seconds"] * 1e3, resume["rebuild_seconds"] * 1e3
     print(f"moving the leaf (one appended line): {move:.2f} ms, whatever the session's size")
     print(f"rebuilding the conversation from a new leaf: at most {rebuild:.1f} ms (path length)")
+    print(f"\nthe same session, compacted: the last compaction keeps the last {KEPT:,} entries")
+    print(f"{'':24}{'time':>10}{'peak memory':>14}{'messages':>10}")
+    for name, measured in compacted.items():
+        row = f"{measured['seconds']:>9.3f}s{measured['peak_mib']:>10.0f} MiB"
+        print(f"{name:24}{row}{measured['messages']:>10,}")
+    for name in list(COMPARED)[1:]:
+        ratio = compacted[name]["seconds"] / compacted["step 05 (reads it all)"]["seconds"]
+        peak = compacted[name]["peak_mib"]
+        print(
+            f"{name}: {ratio:.3f}x step 05's time (target at most 0.1x), {peak:.0f} MiB peak "
+            "(target at most 100 MiB)"
+        )
 
 
 if __name__ == "__main__":

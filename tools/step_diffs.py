@@ -1,4 +1,5 @@
-"""How many lines of code each step changes over the one before: the size of its lesson.
+"""How many lines of code each step changes over the one before: the size of its lesson; and
+how big the first agent step and each idea step's modules are.
 
 Counted as `diff -rN` counts them, lines removed plus lines added (difflib pairs a few lines
 differently from GNU diff, so the figures can differ from its by a few per cent), over the
@@ -25,6 +26,7 @@ BUDGETS = {
     ("step02", "step03"): 450,
     ("step03", "step04"): 150,
     ("step04", "step05"): 300,
+    ("step05", "step06"): 300,
 }
 
 
@@ -68,9 +70,7 @@ def changed_lines_by_file(older: Path, newer: Path) -> dict[str, int]:
         old, new = before.get(name, []), after.get(name, [])
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         changed = sum(
-            (i2 - i1) + (j2 - j1)
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-            if tag != "equal"
+            (i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
         )
         if changed:
             counts[name] = changed
@@ -95,6 +95,26 @@ def step_diffs() -> list[StepDiff]:
     ]
 
 
+# The contract's sizes: step 02 is the first program a student reads whole, and no module of an
+# idea step is longer than can be read in one sitting.
+FIRST_STEP_LINES = 1500
+MODULE_LINES = 300
+
+
+def python_lines(step: Path) -> dict[str, int]:
+    """Each .py file of a step outside tests/ (demo.py and main.py included), with its lines."""
+    return {
+        str(path.relative_to(step)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(step.rglob("*.py"))
+        if "tests" not in path.relative_to(step).parts and "__pycache__" not in path.parts
+    }
+
+
+def idea_steps() -> list[Path]:
+    """The steps from 02 up to, not including, the production step."""
+    return [LAB_ROOT / "labs" / step.folder for step in STEPS[1:-1]]
+
+
 def main() -> int:
     diffs = step_diffs()
     for diff in diffs:
@@ -102,6 +122,12 @@ def main() -> int:
         verdict = "within budget" if diff.within_budget else "OVER budget"
         verdict = "measured" if diff.budget is None else verdict
         print(f"{diff.label}: {diff.changed:5} changed lines, {limit} ({verdict})")
+    first = idea_steps()[0]
+    total = sum(python_lines(first).values())
+    print(f"{first.name}: {total:,} lines of Python outside tests/ (at most {FIRST_STEP_LINES:,})")
+    for step in idea_steps():
+        name, longest = max(python_lines(step).items(), key=lambda item: item[1])
+        print(f"{step.name}: longest module {name}, {longest} lines (at most {MODULE_LINES})")
     # One closing line, for `make check` to show beside its verdict.
     print(f"changed lines (budget): {', '.join(f'{d.label} {d.shown}' for d in diffs)}")
     return 0

@@ -57,6 +57,13 @@ def draw(graph: nx.DiGraph, ax: Axes) -> None:
     nx.draw_networkx_labels(graph, pos, ax=ax, labels={n: n for n in graph}, font_size=9)
     for node, (x, y) in pos.items():  # the message text, under its node
         text = graph.nodes[node]["label"].split(": ", 1)[1]
-        ax.annotate(text, (x, y), xytext=(0, -28), textcoords="offset points",
-                    ha="center", va="top", fontsize=8)
+        ax.annotate(
+            text,
+            (x, y),
+            xytext=(0, -28),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=8,
+        )
     ax.set_axis_off()

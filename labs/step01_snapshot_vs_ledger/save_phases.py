@@ -24,8 +24,12 @@ from snapshot_store import SnapshotStore
 PHASES = ("serialise", "open (truncates)", "write + flush", "close")
 BREAKS_THE_FILE = ("open (truncates)", "write + flush")  # a kill here: empty or partial file
 FIXED_COST = ("open (truncates)", "close")  # paid once per save, whatever the history's size
-COLOURS = {"serialise": "#8ecae6", "open (truncates)": "#e63946", "write + flush": "#f4a261",
-           "close": "#adb5bd"}
+COLOURS = {
+    "serialise": "#8ecae6",
+    "open (truncates)": "#e63946",
+    "write + flush": "#f4a261",
+    "close": "#adb5bd",
+}
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,9 @@ def time_save_phases(history_length: int, directory: Path, saves: int = 200) -> 
     The loop makes exactly the calls `save` makes, in the same order, with a clock reading
     between them (a test checks that it leaves the same bytes as `save`).
     """
-    store = SnapshotStore(Path(directory) / f"phases-{history_length}.json",
-                          make_history(history_length))  # a real file of that size to truncate
+    store = SnapshotStore(
+        Path(directory) / f"phases-{history_length}.json", make_history(history_length)
+    )  # a real file of that size to truncate
     samples: dict[str, list[float]] = {name: [] for name in PHASES}
     for _ in range(saves):
         t0 = time.perf_counter()
@@ -81,16 +86,30 @@ def draw_save_phases(measured: list[SavePhases], ax: Axes) -> None:
             ax.broken_barh([(start, seconds * 1e6)], (row - 0.3, 0.6), color=COLOURS[name])
             start += seconds * 1e6
             if name == BREAKS_THE_FILE[-1]:
-                ax.broken_barh([(window_start, start - window_start)], (row - 0.42, 0.84),
-                               facecolor="none", edgecolor="black", hatch="//", linewidth=1.2)
-        ax.annotate(f"{start:,.0f} µs", (start, row), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=9)
-    ax.set_yticks(range(len(measured)),
-                  [f"{phases.history_length:,} messages" for phases in measured])
+                ax.broken_barh(
+                    [(window_start, start - window_start)],
+                    (row - 0.42, 0.84),
+                    facecolor="none",
+                    edgecolor="black",
+                    hatch="//",
+                    linewidth=1.2,
+                )
+        ax.annotate(
+            f"{start:,.0f} µs",
+            (start, row),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=9,
+        )
+    ax.set_yticks(
+        range(len(measured)), [f"{phases.history_length:,} messages" for phases in measured]
+    )
     ax.set_ylim(-0.6, len(measured) - 0.4)
     ax.set_xlim(0, max(phases.total for phases in measured) * 1e6 * 1.15)
     ax.set_xlabel("µs since the save began (median of each phase)")
     legend = [Patch(color=COLOURS[name], label=name) for name in PHASES]
-    legend.append(Patch(facecolor="none", edgecolor="black", hatch="//",
-                        label="a kill here breaks the file"))
+    legend.append(
+        Patch(facecolor="none", edgecolor="black", hatch="//", label="a kill here breaks the file")
+    )
     ax.legend(handles=legend, loc="lower right", fontsize=9)

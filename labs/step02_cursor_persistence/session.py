@@ -33,16 +33,12 @@ class SessionReading:
 
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
+    leaf_id: str | None  # where the conversation ends: the file's last usable entry
 
     @property
     def entries(self) -> list[Entry]:
         """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
-
-    @property
-    def leaf_id(self) -> str | None:
-        """The leaf: the last entry of the file."""
-        return next(reversed(self.by_id), None)
 
 
 class Session:
@@ -124,4 +120,4 @@ def read_session(path: Path | str) -> SessionReading:
                 Path(path), f"line {number}: the id {entry['id']} is already taken"
             )
         by_id[entry["id"]] = entry
-    return SessionReading(lines.header, by_id)
+    return SessionReading(lines.header, by_id, next(reversed(by_id), None))

@@ -24,7 +24,7 @@ KIND_COLOURS = {
 
 
 def entry_graph(path: Path) -> nx.DiGraph:
-    """Read a session file and build the graph of its entries; the leaf is the last one."""
+    """Read a session file and build the graph of its entries, its leaf marked."""
     reading = read_session(path)
     return tree_graph(reading.by_id, reading.leaf_id)
 

@@ -72,6 +72,7 @@ _OPERATOR = re.compile(r"\d\s*[-+*/%]")
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 
+
 @dataclass(frozen=True)
 class Style:
     """Every sentence a scripted model says. Two models may word the same facts differently:
@@ -195,13 +196,13 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
 
 
 # A word and the spaces around it: joined back, the pieces are the text exactly.
-_WORD = re.compile(r"\s*\S+\s*|\s+")
+_PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
     """Stream text a few words at a time, as a real model would; what a person saw is what
     the file keeps."""
-    words = _WORD.findall(text)
+    words = _PIECE.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 

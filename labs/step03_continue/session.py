@@ -41,17 +41,13 @@ class SessionReading:
 
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
+    leaf_id: str | None  # where the conversation ends: the file's last usable entry
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
 
     @property
     def entries(self) -> list[Entry]:
         """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
-
-    @property
-    def leaf_id(self) -> str | None:
-        """The leaf: the last entry of the file."""
-        return next(reversed(self.by_id), None)
 
 
 @dataclass(frozen=True)
@@ -149,4 +145,4 @@ def read_session(path: Path | str) -> SessionReading:
     for line in lines.lines:
         entries.add_line(line)
     by_id = dict(entries)
-    return SessionReading(lines.header, by_id, entries.damaged)
+    return SessionReading(lines.header, by_id, entries.last_usable(), entries.damaged)

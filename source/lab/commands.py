@@ -23,11 +23,22 @@ from entries import DAMAGED, Context, build_context, path_to_leaf
 # >> 02 until 05
 from messages import Message
 # <<
-# >> 05 until prod
+# >> 05 until 06
 from messages import Message, tool_calls, unanswered_calls
 # <<
+# >> 06 until prod
+from messages import Message, summary_in, tool_calls, unanswered_calls
+# <<
 # >> prod
-from messages import Message, printable, tool_calls, tool_result, unanswered_calls
+from messages import (
+    Message,
+    printable,
+    shortened,
+    summary_in,
+    tool_calls,
+    tool_result,
+    unanswered_calls,
+)
 # <<
 # >> 04
 from model import DEFAULT_MODEL, MODELS
@@ -46,6 +57,9 @@ from stop_signals import stop_signals_deferred
 INTERRUPTED = (
     "interrupted: the program stopped before this tool call finished; it was not run again"
 )
+# The result a tool call gets when Ctrl-C abandons the turn it runs in (main.abandon_turn).
+CANCELLED = "interrupted: the user pressed Ctrl-C before this tool call finished"
+SHOWN_NAME = 60  # at most this much of a model's name from a file goes into a line
 # <<
 
 
@@ -146,16 +160,17 @@ class Chat:
     # <<
     # >> prod
 
-    def repair_interrupted_calls(self) -> int:
+    def repair_interrupted_calls(self, why: str = INTERRUPTED) -> int:
         """Answer each tool call the conversation ends on without a result (the program
-        stopped while it ran) with an error result saying so; return how many.
+        stopped while it ran, or Ctrl-C stopped it) with an error result saying so; return
+        how many.
 
         Stop here: the results are appended, like any message, through the cursor: no byte is
         rewritten. The tool is not run again (it may have half-done something that must not
         be done twice); the model reads that it was interrupted and can decide to retry.
         """
         calls = unanswered_calls(self.messages)
-        self.messages.extend(tool_result(call, INTERRUPTED, is_error=True) for call in calls)
+        self.messages.extend(tool_result(call, why, is_error=True) for call in calls)
         self.save_new()
         return len(calls)
     # <<
@@ -187,7 +202,8 @@ class ModelChoice:
         return f"the session's model {self.recorded} is not here; using {self.used}"
         # <<
         # >> prod
-        return f"the session's model {printable(str(self.recorded))} is not here; using {self.used}"
+        recorded = printable(shortened(str(self.recorded), SHOWN_NAME))  # a file's: any length
+        return f"the session's model {recorded} is not here; using {self.used}"
         # <<
 # <<
 # >> 03
@@ -290,6 +306,9 @@ def tree_command(chat: Chat, argument: str) -> CommandResult:
     from entry_graph import network_text, tree_graph
 
     session = chat.session
+    # >> 06
+    session.read_all()  # a resume from the end may have left the start of the file unread
+    # <<
     if not session.entries:
         return CommandResult(["(no entries yet)"])
     graph = tree_graph(session.entries, session.leaf_id)
@@ -312,6 +331,9 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     # <<
     if not argument:
         return CommandResult(["usage: /branch ID (/tree shows the ids)"])
+    # >> 06
+    session.read_all()  # the entry may be in the part a resume from the end did not read
+    # <<
     if argument not in session.entries:
         return CommandResult([f"no entry {shown} in this session (/tree shows the ids)"])
     # >> prod
@@ -354,6 +376,58 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
         lines.append(f"note: {choice.fallback_message()}")
     return CommandResult(lines)
 # <<
+# >> 06
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What a compaction did, for the line that says so."""
+
+    summarised: int  # messages the summary stands in for
+    kept: int  # messages the model is still given as they are
+
+    def __str__(self) -> str:
+        return f"compacted: a summary stands in for {self.summarised} messages; {self.kept} kept"
+
+
+def compact(chat: Chat) -> Compacted | None:
+    """Replace everything before the last turn with a summary: one compaction entry, whose
+    first kept entry is that turn's user message. None, and nothing written, if there is
+    nothing before it but an earlier summary.
+
+    Stop here: the boundary is a user's message, where a turn starts. Keep "the last N
+    messages" instead, and the first one kept can be a tool result whose call was summarised
+    away: a history a real model API refuses.
+    """
+    session = chat.session
+    path = path_to_leaf(session.entries, session.leaf_id).entries  # it starts at what is kept
+    turns = [
+        i for i, e in enumerate(path) if e["type"] == "message" and e["message"]["role"] == "user"
+    ]
+    if not turns or turns[-1] == 0:
+        return None
+    summarised = build_context(session.entries, path[turns[-1] - 1]["id"]).messages
+    if all(summary_in(message) is not None for message in summarised):
+        return None
+    summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
+    session.append_compaction(summary, path[turns[-1]]["id"])
+    chat.follow(build_context(session.entries, session.leaf_id))
+    return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
+
+
+def compact_command(chat: Chat, argument: str) -> CommandResult:
+    """`/compact`: a summary replaces all but the last turn; the file gains one line."""
+    # >> 06 until prod
+    done = compact(chat)
+    # <<
+    # >> prod
+    with stop_signals_deferred():  # a write, like a save: never cut halfway
+        done = compact(chat)
+    # <<
+    if done is None:
+        return CommandResult(["nothing to compact: only the last turn, or a summary, is there"])
+    return CommandResult([str(done)])
+# <<
 
 
 COMMANDS: dict[str, Command] = {
@@ -365,6 +439,11 @@ COMMANDS: dict[str, Command] = {
     "/tree": Command("/tree", "show every entry; ● marks the active path", tree_command),
     "/branch": Command(
         "/branch ID", "go back to entry ID; the next message hangs there", branch_command
+    ),
+    # <<
+    # >> 06
+    "/compact": Command(
+        "/compact", "replace all but the last turn with a summary", compact_command
     ),
     # <<
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),

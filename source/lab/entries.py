@@ -35,11 +35,23 @@ from messages import Message, preview
 # >> 03 until 04
 from messages import Message, answered_in_memory, preview
 # <<
-# >> 04 until prod
+# >> 04 until 06
 from messages import Message, answered_in_memory, preview, shortened
 # <<
+# >> 06 until prod
+from messages import Message, answered_in_memory, preview, shortened, summary_message
+# <<
 # >> prod
-from messages import Message, answered_in_memory, preview, printable, shortened
+from messages import (
+    MAX_ARGUMENT_LEVELS,
+    Message,
+    answered_in_memory,
+    nesting_within,
+    preview,
+    printable,
+    shortened,
+    summary_message,
+)
 # <<
 from session_file import parse_json
 
@@ -78,6 +90,20 @@ class BranchEntry(TypedDict):
     id: str
     parentId: str  # the entry moved to; the conversation continues from there
     fromId: str | None  # the leaf moved away from (for people: the conversation ignores it)
+# <<
+# >> 06
+
+
+class CompactionEntry(TypedDict):
+    """What the model no longer needs, replaced by a summary: from this entry down the path,
+    the model is given `summary`, then the path's messages from `firstKeptId` on. Nothing
+    before is rewritten or removed: a /branch to an entry before it gets the whole history."""
+
+    type: Literal["compaction"]
+    id: str
+    parentId: str | None
+    summary: str  # what the model is given instead of the messages it replaces
+    firstKeptId: str | None  # the first entry on the path kept as it is; None keeps nothing
 # <<
 
 
@@ -153,6 +179,14 @@ def parse_entry(line: bytes) -> Entry:
     ):
         raise NotAnEntry("a branch without the entry it moved to, or from")
     # <<
+    # >> 06
+    if kind == "compaction" and (
+        not isinstance(record.get("summary"), str)
+        or "firstKeptId" not in record
+        or not _is_optional_str(record["firstKeptId"])
+    ):
+        raise NotAnEntry("a compaction without its summary, or what it keeps")
+    # <<
     # >> 02 until 03
     return record  # a kind we do not know passes through
     # <<
@@ -177,6 +211,10 @@ def _is_message(value: object) -> bool:
                     isinstance(block.get("id"), str)
                     and isinstance(block.get("name"), str)
                     and isinstance(block.get("arguments"), dict)
+                    # >> prod
+                    # deeper, the next request could not be sent (messages.MAX_ARGUMENT_LEVELS)
+                    and nesting_within(block["arguments"], MAX_ARGUMENT_LEVELS)
+                    # <<
                 ):
                     return False
             case str():
@@ -245,15 +283,28 @@ def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePat
 
     Line order is never consulted. The visited set is what makes the walk safe on a damaged
     file: a parent cycle ends it instead of looping forever, and so does a missing parent.
+    # >> 06
+    The walk also ends at the first entry the latest compaction on the path keeps (at the
+    compaction itself if it keeps nothing): what came before is in its summary.
+    # <<
     """
     path: list[Entry] = []
     visited: set[str] = set()
     chain_break = None
+    # >> 06
+    kept_from: str | None = None  # set by the first compaction met: the latest on the path
+    # <<
     entry = None if leaf_id is None else entries.get(leaf_id)
     while entry is not None:
         path.append(entry)
         visited.add(entry["id"])
         parent = entry["parentId"]
+        # >> 06
+        if kept_from is None and entry["type"] == "compaction":
+            kept_from = entry["id"] if entry["firstKeptId"] is None else entry["firstKeptId"]
+        if entry["id"] == kept_from:
+            break  # the summary holds the rest: a resume need not read it (session.py)
+        # <<
         if parent is None:
             break
         entry = None if parent in visited else entries.get(parent)  # looked up once
@@ -271,6 +322,9 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
     # >> 04
     model = None
     # <<
+    # >> 06
+    summary = None
+    # <<
     for entry in path.entries:
         match entry["type"]:
             case "message":
@@ -283,8 +337,16 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
             case "branch":
                 pass  # a leaf move adds nothing: its parentId already led the walk past it
             # <<
+            # >> 06
+            case "compaction":
+                summary = entry["summary"]  # the walk began at what it keeps; it goes first
+            # <<
             case _:
                 pass  # a kind this step does not know: its parentId was followed, that is all
+    # >> 06
+    if summary is not None:
+        messages.insert(0, summary_message(summary))
+    # <<
     # >> 03 until prod
     # A run killed between two saves, or a path that starts past a damaged line, can hold a
     # tool call without its result, or a result without its call: pair them up.
@@ -330,6 +392,11 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
             came_from = entry["fromId"] or "-"
             return EntrySummary("branch", f"back to {entry['parentId']} from {came_from}", True)
         # <<
+        # >> 06 until prod
+        case "compaction":
+            kept = entry["firstKeptId"] or "nothing"
+            return EntrySummary("compaction", f"a summary; keeps {kept} on", True)
+        # <<
         # >> prod
         case "model_change":
             return EntrySummary("model", shortened(f"→ {printable(entry['model'])}", width), True)
@@ -338,6 +405,9 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
             return EntrySummary(
                 "branch", f"back to {printable(entry['parentId'])} from {came_from}", True
             )
+        case "compaction":
+            kept = printable(entry["firstKeptId"] or "nothing")
+            return EntrySummary("compaction", shortened(f"a summary; keeps {kept} on", width), True)
         # <<
         # >> prod
         case "damaged":  # DAMAGED: what the reader left of a line it could not use

@@ -18,6 +18,10 @@ New in step 04: a model_change has its own colour.
 New in step 05: a branch entry has its own colour, and `/tree` prints `tree_graph` of the
 entries in memory, ● on the active path, ○ off it.
 # <<
+# >> 06
+New in step 06: a compaction has its own colour, and what it summarised is off the path: the
+walk from the leaf ends at what it keeps.
+# <<
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ KIND_COLOURS = {
     # >> 05
     "branch": "#f4978e",  # a leaf move
     # <<
+    # >> 06
+    "compaction": "#ffd6a5",  # a summary stands in for what came before
+    # <<
 }
 # >> prod
 # How many columns of indentation a text drawing may take in all: about 1 MB of text.
@@ -56,7 +63,7 @@ MAX_INDENT_COLUMNS = 1_000_000
 
 
 def entry_graph(path: Path) -> nx.DiGraph:
-    """Read a session file and build the graph of its entries; the leaf is the last one."""
+    """Read a session file and build the graph of its entries, its leaf marked."""
     reading = read_session(path)
     return tree_graph(reading.by_id, reading.leaf_id)
 

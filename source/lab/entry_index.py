@@ -45,6 +45,9 @@ class EntryIndex(dict[str, Entry]):
         # program's entry it has not finished writing: its id is taken, usable here or not.
         self._damaged_ids: set[str] = set()
         self._next_number: int | None = None  # worked out when a new id is first asked for
+        # >> 06
+        self.repeats = 0  # usable lines whose id a line indexed before them has
+        # <<
 
     def add_line(self, line: bytes) -> None:
         """Index one line of the file, in file order."""
@@ -58,6 +61,9 @@ class EntryIndex(dict[str, Entry]):
             return
         if entry["id"] in self:  # ids are unique: the first usable line wins
             self.damaged += 1
+            # >> 06
+            self.repeats += 1  # (read from the end, "first" is the wrong one: session.py)
+            # <<
             return
         self[entry["id"]] = entry
 

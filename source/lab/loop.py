@@ -10,11 +10,27 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+# >> 02 until prod
 from messages import Message, ToolCallBlock, ToolResultMessage, UserMessage, tool_calls, tool_result
+# <<
+# >> prod
+from messages import (
+    Message,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    shortened,
+    tool_calls,
+    tool_result,
+)
+# <<
 from model import Done, Model, TextDelta, ToolCallEvent
 from tools import Tool, ToolError
 
 MAX_ROUNDS = 10  # model calls per user turn; a model that never stops calling tools is a bug
+# >> prod
+SHOWN_NAME = 80  # at most this much of an unknown tool's name goes into its result
+# <<
 
 
 @dataclass(frozen=True)
@@ -88,7 +104,16 @@ def execute(tools: Mapping[str, Tool], call: ToolCallBlock) -> ToolResultMessage
     """Run one tool call. A failure is an answer for the model (isError), never a crash."""
     tool = tools.get(call["name"])
     if tool is None:
+        # >> 02 until prod
         return tool_result(call, f"unknown tool: {call['name']}", is_error=True)
+        # <<
+        # >> prod
+        # The name is the model's, of any length. Quoted whole, it would be in this result's
+        # line twice (toolName, and the text): a 3 Mi-character name, within the reply's
+        # bound, made a line over the session line's, and the run ended.
+        name = shortened(call["name"], SHOWN_NAME)
+        return tool_result(call, f"unknown tool: {name}", is_error=True)
+        # <<
     try:
         output = tool.run(call["arguments"])
         if not isinstance(output, str):  # a message holds text, and so does the file

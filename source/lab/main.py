@@ -2,8 +2,11 @@
 # >> 02 until 03
 """The interactive program: python main.py [--session-dir DIR]
 # <<
-# >> 03 until prod
+# >> 03 until 06
 """The interactive program: python main.py [--continue] [--session-dir DIR]
+# <<
+# >> 06 until prod
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--compact-at N]
 # <<
 # >> 02 until prod
 
@@ -12,18 +15,24 @@ It parses arguments, reads lines, runs the loop and saves what is new after each
 With --continue it first rebuilds the most recent session's conversation and aligns the
 cursor, so only new messages are written.
 # <<
+# >> 06
+With --compact-at N it compacts first when a turn's context would be over N characters.
+# <<
 Every fault a user can meet ends here as one `error:` or `warning:` line; Ctrl-C ends the run
 in one line that says what was saved.
 """
 # <<
 # >> prod
-"""The interactive program: python main.py [--continue] [--session-dir DIR] [--fsync] [--model NAME]
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--compact-at N]
+[--fsync] [--model NAME]
 
 It parses arguments, reads lines, runs the loop and saves each message the moment it is
 finished. With --continue it first rebuilds the most recent session's conversation and aligns
 the cursor, so only new messages are written, and answers a tool call the last run never
 finished. The session file is locked while the run lasts. Every fault a user can meet ends
-here as one `error:` or `warning:` line; Ctrl-C, SIGTERM and SIGHUP end the run in one line.
+here as one `error:` or `warning:` line. A turn the model fails, or that Ctrl-C abandons,
+ends in one line and the prompt comes back (`take_turn`); Ctrl-C at the prompt, SIGTERM and
+SIGHUP end the run in one line.
 """
 # <<
 
@@ -34,7 +43,7 @@ import os
 import secrets
 import sys
 # >> prod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 # <<
 # >> 02 until prod
 from contextlib import suppress
@@ -45,17 +54,37 @@ from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
+# >> 02 until 06
 from commands import Chat, is_command, run_command  # noqa: E402
+# <<
+# >> 06 until prod
+from commands import Chat, compact, is_command, run_command  # noqa: E402
+# <<
 # >> 02 until prod
 from loop import TooManyRounds, run_turn  # noqa: E402
+# <<
+# >> 02 until 06
 from messages import user_text  # noqa: E402
+# <<
+# >> 06 until prod
+from messages import context_size, user_text  # noqa: E402
+# <<
+# >> 02 until prod
 from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
 from render import counted, render  # noqa: E402
 # <<
 # >> prod
+from commands import (  # noqa: E402
+    CANCELLED,
+    Chat,
+    compact,
+    is_command,
+    model_command,
+    run_command,
+)
 from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
-from messages import unanswered_calls, user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS, HistoryRefused, ModelError  # noqa: E402
+from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
 from render import counted, printable, render  # noqa: E402
 # <<
 # >> 02 until 03
@@ -67,6 +96,8 @@ from session import Session, SessionError, find_latest_session  # noqa: E402
 # >> prod
 from stop_signals import (  # noqa: E402
     Stopped,
+    TurnInterrupted,
+    ctrl_c_abandons_the_turn,
     ignore_stop_signals,
     stop_signals_deferred,
     stop_signals_end_the_run,
@@ -96,8 +127,11 @@ from terminal import (  # noqa: E402
 # >> 02 until 03
 from tools import default_tools  # noqa: E402
 # <<
-# >> 03
+# >> 03 until prod
 from tools import default_tools, slowed  # noqa: E402
+# <<
+# >> prod
+from tools import Tool, default_tools, slowed  # noqa: E402
 # <<
 
 
@@ -109,6 +143,15 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One `error:` line and status 1, as for any other bad input (argparse would exit 2)."""
         raise UsageError(f"{message} (see --help)")
+# >> 06
+
+
+def characters(text: str) -> int:
+    """--compact-at's N: a whole number of characters, at least 1."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of characters: {text}")
+    return int(text)
+# <<
 
 
 # >> prod
@@ -119,7 +162,7 @@ def model_name(text: str) -> str:
     return text
 
 
-def session_folder(text: str) -> Path:
+def folder_name(text: str) -> Path:
     """An empty name is no folder: Path("") would quietly be the current one."""
     if not text:
         raise argparse.ArgumentTypeError("an empty name is not a folder")
@@ -127,6 +170,8 @@ def session_folder(text: str) -> Path:
 
 
 # <<
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
     # >> 03
@@ -143,12 +188,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         # <<
         # >> prod
-        type=session_folder,
+        type=folder_name,
         # <<
         default=Path(".sessions"),
         metavar="DIR",
         help="where session files go (default: .sessions)",
     )
+    # >> 06
+    parser.add_argument(
+        "--compact-at",
+        type=characters,
+        metavar="N",
+        help="compact first when a turn's context would be over N characters",
+    )
+    # <<
     # >> prod
     parser.add_argument(
         "--fsync",
@@ -234,7 +287,46 @@ def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[Loo
         yield event
 
 
+def take_turn(
+    chat: Chat, model: Model, tools: Mapping[str, Tool], line: str, terminal: Terminal
+) -> None:
+    """One turn, each message saved as it ends. A turn that fails (the endpoint's fault, too
+    many rounds) or that Ctrl-C abandons ends in one line, and the prompt comes back.
+
+    Stop here: the turn fails, not the run. What the turn finished is in the file already
+    (the user's line, a tool call and its result); the reply that failed never reached `Done`,
+    so the loop never appended it, and nothing of it is saved. The next line is a new turn,
+    on a conversation the model can still be given.
+    """
+    events = run_turn(model, tools, chat.messages, user_text(line))
+    try:
+        with ctrl_c_abandons_the_turn():
+            render(saving_each_message(events, chat), terminal)
+    except (ModelError, TooManyRounds) as error:
+        terminal.end_line()  # a reply cut short ends its line before the error's
+        to_stderr(f"error: {error}")
+    except TurnInterrupted:
+        events.close()  # the reply being read lets go of its connection now
+        cut = abandon_turn(chat)
+        note = "; the tool call in progress was answered as interrupted" if cut else ""
+        ends = "Ctrl-C at the prompt ends the run"
+        warn(terminal, f"interrupted: the turn was abandoned{note} ({ends})")
+    finally:
+        events.close()
+
+
+def abandon_turn(chat: Chat) -> int:
+    """What Ctrl-C leaves of a turn: every message it finished saved (one the loop appended
+    and had not handed on yet too), and each tool call it cut short answered as interrupted,
+    in the file, so the next turn gives the model a history it accepts. The calls cut."""
+    with stop_signals_deferred():  # a second Ctrl-C waits for this save, then ends the run
+        chat.save_new()
+        return chat.repair_interrupted_calls(CANCELLED)
+
+
 # <<
+
+
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
@@ -255,9 +347,8 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     chat = open_session(args, terminal)
     # >> prod
     MODELS[chat.model]  # a real model the file recorded checks its key now, before any turn
-    if args.model:  # the same switch as typing /model NAME first: recorded, and restored
-        for shown in run_command(chat, f"/model {args.model}").lines:
-            terminal.say(shown)
+    # <<
+    # >> 06
     reported = chat.session.entries.damaged  # the damaged lines open_session has named
     # <<
     echo = not stdin.isatty()
@@ -279,6 +370,11 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 # <<
                 for shown in result.lines:
                     terminal.say(shown)
+                # >> 06 until prod
+                # A resume from the end may leave the start of the file unread, until /tree
+                # or /branch reads it: damage found then is named too, never silently dropped.
+                reported = report_damage(chat, terminal, reported)
+                # <<
                 # >> prod
                 # Entries off the path are checked when a command first uses them (/tree,
                 # /branch): damage found then is named too, never silently dropped.
@@ -287,6 +383,9 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 if result.exit:
                     break
                 continue
+            # >> 06
+            compact_first_if_over(chat, line, args.compact_at, terminal)
+            # <<
             # >> 04
             model = MODELS[chat.model]  # a /model command may have switched it
             # <<
@@ -296,8 +395,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
             chat.save_new()
             # <<
             # >> prod
-            events = run_turn(model, tools, chat.messages, user_text(line))
-            render(saving_each_message(events, chat), terminal)
+            take_turn(chat, model, tools, line, terminal)
             # <<
     # >> 02 until prod
     except KeyboardInterrupt:  # Ctrl-C: every turn finished before it is in the file
@@ -328,17 +426,59 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     return 0
 
 
-# >> prod
+# >> 06
+def compact_first_if_over(chat: Chat, line: str, limit: int | None, terminal: Terminal) -> None:
+    """--compact-at: compact before a turn whose context would be over `limit` characters."""
+    if limit is not None and context_size([*chat.messages, user_text(line)]) > limit:
+        # >> 06 until prod
+        done = compact(chat)
+        # <<
+        # >> prod
+        with stop_signals_deferred():  # a write, like a save: never cut halfway
+            done = compact(chat)
+        # <<
+        if done is not None:  # (with only one turn, there is nothing to compact)
+            terminal.say(f"{done}: the context was over {limit} characters")
+
+
 def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     """One `warning:` line for the damaged lines found since `reported`; the new count."""
     if (found := chat.session.entries.damaged - reported) > 0:
         lines = "line" if found == 1 else "lines"
+        # >> 06 until prod
+        shown = chat.session.path
+        # <<
+        # >> prod
         shown = printable(str(chat.session.path))
+        # <<
         warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
     return chat.session.entries.damaged
 
 
 # <<
+# >> prod
+def chosen_model(chat: Chat, chosen: str | None) -> str:
+    """Take `--model NAME`, if given, over the session's model, and name the model that
+    answers, for the first line: once, and saying what it overrode.
+
+    The switch is the one `/model NAME` makes, recorded (if it changes anything), so that
+    --continue restores it. Given explicitly, it wins over the model the file recorded,
+    even one this program lacks, or a real one whose key is not set: that is how a user
+    takes a session back from a model that cannot answer here.
+    """
+    if chosen is None:
+        return f"model {chat.model}"
+    recorded = chat.recorded_model
+    model_command(chat, chosen)  # writes the switch, unless it is the model in force already
+    if recorded in (None, chosen):
+        return f"model {chosen}"
+    over = printable(shortened(recorded, 60))  # a file's: any length
+    return f"model {chosen}, by --model, over the session's {over}"
+
+
+# <<
+
+
 def what_was_saved(chat: Chat) -> str:
     # >> 02 until 05
     """The last line of a run: what this run added to the file, and what the file holds."""
@@ -367,8 +507,11 @@ def what_was_saved(chat: Chat) -> str:
     # >> 05
     others = chat.session.written - added  # entries that are no message: switches, moves
     # <<
-    # >> 04
+    # >> 04 until prod
     also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
+    # <<
+    # >> prod
+    also = f" and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
     # <<
     # >> 03
     saved = counted(added, "new message")
@@ -379,8 +522,14 @@ def what_was_saved(chat: Chat) -> str:
     # >> 04 until 05
     return f"{saved} saved to {path} ({chat.cursor} in all){also}"
     # <<
-    # >> 05
+    # >> 05 until prod
     return f"{saved} saved to {path} ({chat.cursor} on the active path){also}"
+    # <<
+    # >> prod
+    # The conversation's length apart from what was added: "6 new messages (6 on the active
+    # path)" read as six of the new ones.
+    whole = counted(chat.cursor, "message")
+    return f"{saved}{also} saved to {path} (the active path now holds {whole})"
     # <<
 
 
@@ -424,8 +573,12 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             with stop_signals_deferred():  # its repair is a save like any other: never cut halfway
                 resumed = Chat.resume(opened)
             # <<
-            # >> 04
+            # >> 04 until prod
             if resumed.model.fell_back:
+                warn(terminal, resumed.model.fallback_message())
+            # <<
+            # >> prod
+            if resumed.model.fell_back and args.model is None:  # else the first line says it
                 warn(terminal, resumed.model.fallback_message())
             # <<
             # >> prod
@@ -441,8 +594,11 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             # >> 03 until 04
             note = f"resumed: {restored} restored"
             # <<
-            # >> 04
+            # >> 04 until prod
             note = f"resumed: {restored} restored, model {resumed.chat.model}"
+            # <<
+            # >> prod
+            note = f"resumed: {restored} restored, {chosen_model(resumed.chat, args.model)}"
             # <<
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
@@ -471,9 +627,13 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     terminal.say(f"session file: {session.path} (model {DEFAULT_MODEL})")
     # <<
     # >> prod
-    terminal.say(f"session file: {printable(str(session.path))} (model {DEFAULT_MODEL})")
+    chat = Chat(session, [], cursor=0)
+    terminal.say(f"session file: {printable(str(session.path))} ({chosen_model(chat, args.model)})")
+    return chat
     # <<
+    # >> 02 until prod
     return Chat(session, [], cursor=0)
+    # <<
 
 
 def main(argv: list[str] | None = None) -> int:

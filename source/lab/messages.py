@@ -18,7 +18,12 @@ from collections import deque
 from collections import Counter, deque
 # <<
 from collections.abc import Sequence
+# >> 02 until prod
 from typing import Any, Literal, TypedDict
+# <<
+# >> prod
+from typing import Any, Literal, NotRequired, TypedDict
+# <<
 
 import orjson
 
@@ -45,12 +50,26 @@ class UserMessage(TypedDict):
     content: list[TextBlock]
 
 
+# >> prod
+class Usage(TypedDict, total=False):
+    """What a reply cost, in tokens, as the endpoint counted it (pi records the same): the
+    size of a context, for a step that must decide when to compact it."""
+
+    input: int  # the prompt: everything the model was given
+    output: int  # the reply
+    totalTokens: int
+
+
+# <<
 class AssistantMessage(TypedDict):
     """`stopReason` tells the loop whether to go round again: "toolUse" means "run my tools"."""
 
     role: Literal["assistant"]
     content: list[TextBlock | ToolCallBlock]
     stopReason: StopReason
+    # >> prod
+    usage: NotRequired[Usage]  # a real model's, when its endpoint gives it
+    # <<
 
 
 class ToolResultMessage(TypedDict):
@@ -99,6 +118,30 @@ def tool_calls(message: Message) -> list[ToolCallBlock]:
     return [block for block in message["content"] if block["type"] == "toolCall"]
 
 
+# >> 06
+# A compaction's summary reaches the model as a user message that says what it is.
+SUMMARY_HEADING = "Summary of the conversation before this point:"
+
+
+def summary_message(summary: str) -> UserMessage:
+    """What the model is given in place of the messages a compaction replaced."""
+    return user_text(f"{SUMMARY_HEADING}\n{summary}")
+
+
+def summary_in(message: Message) -> str | None:
+    """The summary `message` carries, if `summary_message` made it; else None."""
+    text = text_of(message)
+    if message["role"] != "user" or not text.startswith(f"{SUMMARY_HEADING}\n"):
+        return None
+    return text.removeprefix(f"{SUMMARY_HEADING}\n")
+
+
+def context_size(messages: Sequence[Message]) -> int:
+    """How big a context is, in characters of its JSON: what --compact-at compares."""
+    return len(orjson.dumps(messages).decode())
+
+
+# <<
 # >> 05
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     """The tool calls at the end of the conversation that no toolResult answers.
@@ -266,9 +309,32 @@ def history_problem(messages: Sequence[Message]) -> str | None:
 # >> prod
 def _shown_id(call_id: str) -> str:
     """An id from a file, safe to print on one short line."""
-    if len(call_id) > SHOWN_ID_LENGTH:
-        call_id = call_id[: SHOWN_ID_LENGTH - 1] + "…"
-    return printable(call_id)
+    return printable(shortened(call_id, SHOWN_ID_LENGTH))
+
+
+# How deep a tool call's arguments may nest. The writer (orjson) writes 254 levels in all, and
+# a session line puts the arguments 4 levels down (entry, message, content, block); the reader
+# reads 1,024. Arguments deeper than this are refused where they are read, from a model or
+# from a file: accepted, every later request would fail before it is sent.
+MAX_ARGUMENT_LEVELS = 200
+
+
+def nesting_within(value: object, levels: int) -> bool:
+    """Whether `value` nests objects and arrays at most `levels` deep (`{}` is one level).
+    A loop, not recursion: a value 1,000 deep must not raise RecursionError here."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if level > levels:
+            return False
+        stack.extend((child, level + 1) for child in children)
+    return True
 
 
 # <<
@@ -347,6 +413,8 @@ def _fitting(text: str, columns: int) -> str:
 
 
 # <<
+
+
 def value_text(value: object) -> str:
     """A tool argument as text: a string as itself, anything else as compact JSON. Not str():
     str() of a list 1,000 deep raises RecursionError, of an int of 5,000 digits ValueError."""

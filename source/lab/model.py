@@ -8,6 +8,10 @@ pieces; so does the scripted one, and the loop cannot tell them apart.
 from __future__ import annotations
 
 import re
+# >> prod
+import shlex
+import sys
+# <<
 # >> 02 until prod
 from collections.abc import Iterator, Sequence
 # <<
@@ -15,8 +19,12 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Iterator, Mapping, Sequence
 # <<
 from dataclasses import dataclass
+# >> prod
+from pathlib import Path
+# <<
 from typing import Protocol
 
+# >> 02 until 06
 from messages import (
     AssistantMessage,
     Message,
@@ -27,6 +35,21 @@ from messages import (
     tool_calls,
     value_text,
 )
+# <<
+# >> 06
+from messages import (
+    AssistantMessage,
+    Message,
+    ToolCallBlock,
+    assistant_message,
+    history_problem,
+    shortened,
+    summary_in,
+    text_of,
+    tool_calls,
+    value_text,
+)
+# <<
 from tools import Tool
 
 
@@ -62,6 +85,8 @@ class ModelError(Exception):
 
 
 # <<
+
+
 class HistoryRefused(Exception):
     """The model refused the conversation, as a chat API refuses (HTTP 400) one whose tool calls
     and results do not pair up, on every later try too. `problem` is the API's own words."""
@@ -78,6 +103,12 @@ class Model(Protocol):
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         """Answer the conversation so far; the last event is always `Done`."""
         ...
+    # >> 06
+
+    def summarize(self, messages: Sequence[Message]) -> str:
+        """A summary that can stand in for `messages` from now on (what /compact writes)."""
+        ...
+    # <<
 
 
 # An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
@@ -103,6 +134,7 @@ _SHOWN = 60  # at most this much of an unreadable expression is quoted back
 # <<
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Style:
@@ -178,6 +210,28 @@ class ScriptedModel:
         for call in tool_calls(reply):
             yield ToolCallEvent(call)
         yield Done(reply)
+    # >> 06
+
+    def summarize(self, messages: Sequence[Message]) -> str:
+        """One line for each user message and each tool result, the newest SUMMARY_LINES: the
+        same messages always get the same summary, and "what was the result" still answers.
+
+        Stop here: an earlier summary among `messages` is carried over line by line. Summarise
+        only what came after it, and a second compaction loses what the first one kept.
+        """
+        lines: list[str] = []
+        for message in messages:
+            text = " ".join(text_of(message).split())  # one line, whatever the message held
+            if (earlier := summary_in(message)) is not None:
+                lines += earlier.splitlines()
+            elif message["role"] == "user":
+                lines.append(f"- asked: {shortened(text, SUMMARY_WIDTH)}")
+            elif message["role"] == "toolResult" and not message["isError"]:
+                expression = _expression_of_call(messages, message["toolCallId"])
+                line = f"- {message['toolName']}({expression}) -> {text}"
+                lines.append(shortened(line, SUMMARY_WIDTH))
+        return "\n".join(lines[-SUMMARY_LINES:])
+    # <<
 
     def reply(self, messages: Sequence[Message], tool_names: Sequence[str]) -> AssistantMessage:
         """The whole answer at once; `stream` cuts it into events."""
@@ -268,10 +322,12 @@ def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     if glued_after:
         glued = text[end : end + _SHOWN].split(maxsplit=1)[0]
         word += glued.rstrip("?!,;:\"'”’»") or glued  # "3*2x?" reads "3*2x"
-    return word if len(word) <= _SHOWN else word[: _SHOWN - 1] + "…"
+    return shortened(word, _SHOWN)
 
 
 # <<
+
+
 def _new_call_id(messages: Sequence[Message]) -> str:
     """call_<N>, one past the calls so far, and never an id the history holds already (a
     restored file may hold any ids): an answer is paired with its call by id."""
@@ -298,17 +354,30 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
         if message["role"] == "toolResult" and not message["isError"]:
             expression = _expression_of_call(messages, message["toolCallId"])
             return style.recall.format(expression=expression, result=text_of(message))
+        # >> 06
+        if found := _SUMMARISED_RESULT.findall(summary_in(message) or ""):
+            expression, result = found[-1]  # a result a compaction summarised: the newest
+            return style.recall.format(expression=expression, result=result)
+        # <<
     return style.no_recall
+# >> 06
+
+
+# A summary keeps the newest lines, each cut to a width: its size does not grow with the session.
+SUMMARY_LINES = 20
+SUMMARY_WIDTH = 80
+_SUMMARISED_RESULT = re.compile(r"^- \w+\((.*)\) -> (.*)$", re.MULTILINE)
+# <<
 
 
 # A word and the spaces around it: joined back, the pieces are the text exactly.
-_WORD = re.compile(r"\s*\S+\s*|\s+")
+_PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
 def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
     """Stream text a few words at a time, as a real model would; what a person saw is what
     the file keeps."""
-    words = _WORD.findall(text)
+    words = _PIECE.findall(text)
     for start in range(0, len(words), words_per_chunk):
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 
@@ -324,6 +393,9 @@ MODELS: dict[str, Model] = {
 # <<
 # >> prod
 OPENAI_PREFIX = "openai:"  # openai:NAME is model NAME on an OpenAI-compatible endpoint
+# Longer, a name is no model's: an API's model names are a few dozen characters, and a name
+# from a file (a model_change line) is data, which must not make a 20 MB warning or request.
+MAX_MODEL_NAME = 256
 
 
 class Models(Mapping[str, Model]):
@@ -341,14 +413,19 @@ class Models(Mapping[str, Model]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._made or (
-            isinstance(name, str) and name.startswith(OPENAI_PREFIX) and name != OPENAI_PREFIX
+            isinstance(name, str)
+            and name.startswith(OPENAI_PREFIX)
+            and len(OPENAI_PREFIX) < len(name) <= MAX_MODEL_NAME
         )
 
     def __getitem__(self, name: str) -> Model:
         if name not in self._made:
             if name not in self:
                 raise KeyError(name)
-            from openai_model import OpenAIModel  # a layer of its own; it imports this one
+            try:
+                from openai_model import OpenAIModel  # only when chosen; it imports this module
+            except ImportError as error:  # a Python without the SDK: say what to install
+                raise ModelError(missing_sdk(name, error)) from None
 
             self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
         return self._made[name]
@@ -367,6 +444,15 @@ class Models(Mapping[str, Model]):
 
     def __len__(self) -> int:
         return len(self._made)
+
+
+def missing_sdk(name: str, error: ImportError) -> str:
+    """What to install, and with which Python, when the SDK cannot be imported: the command
+    that installs this step's own pinned requirements into the Python that runs it."""
+    requirements = Path(__file__).resolve().parent / "requirements.txt"
+    install = f"{shlex.quote(sys.executable)} -m pip install -r {shlex.quote(str(requirements))}"
+    missing = error.name or "openai"
+    return f"{name} needs the openai SDK, and this Python lacks {missing}: {install}"
 
 
 MODELS = Models(

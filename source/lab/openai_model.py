@@ -3,49 +3,53 @@
 endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio), through the official `openai` SDK.
 
 Chosen with `--model openai:NAME`. The SDK reads the endpoint from OPENAI_BASE_URL and the key
-from OPENAI_API_KEY. Both directions of the mapping live here and nowhere else: the lab's
-messages become chat messages on the way out, and the streamed chunks become one lab assistant
-message on the way back, so the loop, the session file and the renderer never change.
+from OPENAI_API_KEY. Both directions of the mapping live here and in openai_stream.py, and
+nowhere else: the lab's messages become chat messages on the way out (here), and the streamed
+chunks become one lab assistant message on the way back (openai_stream.py), so the loop, the
+session file and the renderer never change. Every fault of the endpoint becomes one
+`ModelError`, which ends the turn in one line; the run goes on.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import openai
+import orjson
 
 from messages import (
-    AssistantMessage,
     Message,
     ToolCallBlock,
-    assistant_message,
     history_problem,
     printable,
+    shortened,
     text_of,
     tool_calls,
 )
 from model import Done, HistoryRefused, ModelError, ModelEvent, TextDelta, ToolCallEvent
+from openai_stream import ChunkError, Deadline, DeadlinePassed, Reply, read_body
 from tools import Tool
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
-FINISHED = ("stop", "tool_calls")  # how a whole reply ends; "length", None... broke off
+# The time one reply may take in all, retries included (openai_stream.Deadline): long enough
+# for a slow local model to write a long answer, short enough that a stalled one ends.
+DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
+DEADLINE = 300.0
+MAX_DEADLINE = 3600.0
 SHOWN = 200  # at most this much of an endpoint's error text goes into the error line
-# What one reply may hold: a reply this large still fits one line of the session file.
-MAX_REPLY_CHARS = 4 * 1024 * 1024
-CALL_CHARS = 64  # what a tool call counts against that bound before its id, name and arguments
-# The SDK's decoder keeps a whole event (everything up to a blank line) in memory before it
-# parses it; an endpoint that never sends the blank line would fill memory.
-MAX_EVENT_BYTES = 16 * 1024 * 1024
-
-
-class ChunkError(Exception):
-    """A streamed chunk the API never sends: a field of the wrong type, a reply too large."""
+# The system message every request starts with. It is the program's, not the conversation's:
+# sent first, never saved, so a session file holds only what was said.
+SYSTEM = (
+    "You are the assistant in a small teaching lab about how a conversation survives the "
+    "process that holds it: each message is saved to a session file the moment it ends, and "
+    "a later run goes on from there. Answer briefly. For arithmetic, call a tool instead of "
+    "working it out yourself. Your tools: {tools}."
+)
+_END = object()  # what `next` gives back when the stream has no chunk left
 
 
 class OpenAIModel:
@@ -66,42 +70,42 @@ class OpenAIModel:
         key = os.environ[KEY_VARIABLE]
         if not key.isascii() or not key.isprintable():  # it travels in an HTTP header
             raise ModelError(f"{self.name}: {KEY_VARIABLE} holds characters a key never has")
+        self.deadline = reply_deadline(self.name)
         try:
             self.client = openai.OpenAI(
                 max_retries=MAX_RETRIES,
                 timeout=TIMEOUT,
                 # A redirect would send the conversation to an address no one chose.
                 http_client=openai.DefaultHttpxClient(
-                    follow_redirects=False, event_hooks={"response": [bounded_events]}
+                    follow_redirects=False, event_hooks={"response": [read_body]}
                 ),
             )
         except Exception as error:  # noqa: BLE001 - the HTTP library's own, for a broken URL
-            raise ModelError(
-                f"{self.name}: cannot use OPENAI_BASE_URL: {shown(error)}"
-            ) from None
+            raise ModelError(f"{self.name}: cannot use OPENAI_BASE_URL: {shown(error)}") from None
 
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         problem = history_problem(messages)
         if problem is not None:
             raise HistoryRefused(self.name, problem)
+        request = self.request(messages, tools)
         reply = Reply()
+        started = False  # a chunk came: a connection lost now was cut, not refused
         try:
-            chunks = self.client.chat.completions.create(
-                model=self.api_model,
-                messages=[chat_message(message) for message in messages],
-                tools=[chat_tool(tool) for tool in tools],
-                stream=True,
-            )
-            for chunk in chunks:
+            with Deadline(self.deadline) as deadline:
+                chunks = deadline.wait(lambda: self.client.chat.completions.create(**request))
                 try:
-                    text = reply.add(chunk)
-                except (AttributeError, TypeError, KeyError, IndexError) as error:
-                    # The SDK builds chunks without checking them: any field may hold any
-                    # JSON value. What `add` does not check by name fails here, as one line.
-                    why = f"a chunk of a shape the API never sends ({error!r})"
-                    raise ChunkError(why) from None
-                if text:
-                    yield TextDelta(text)  # to the terminal as it arrives
+                    while (chunk := deadline.wait(lambda: next(chunks, _END))) is not _END:
+                        started = True
+                        text = read_chunk(reply, chunk)
+                        if text:
+                            yield TextDelta(text)  # to the terminal as it arrives
+                finally:  # also when the turn is abandoned: the connection is let go now
+                    chunks.close()
+        except DeadlinePassed:
+            raise ModelError(
+                f"{self.name}: no whole reply within {self.deadline:g} s "
+                f"(the deadline {DEADLINE_VARIABLE} sets); nothing was kept"
+            ) from None
         except openai.APIStatusError as error:  # 401, 429 and 5xx after the retries, 400...
             why = shown(error)
             if 300 <= error.status_code < 400:  # followed, it would send the conversation on
@@ -111,6 +115,9 @@ class OpenAIModel:
             raise ModelError(f"{self.name}: the stream sent {shown(error)}; nothing kept") from None
         except openai.APIConnectionError as error:  # refused, timed out, cut mid-stream
             where = printable(without_password(str(self.client.base_url)))
+            if started:
+                why = f"the stream from {where} was cut ({shown(error)}); nothing was kept"
+                raise ModelError(f"{self.name}: {why}") from None
             raise ModelError(f"{self.name}: no answer from {where}: {shown(error)}") from None
         except openai.APIError as error:  # an error event in the middle of the stream
             raise ModelError(f"{self.name}: the stream reported an error: {shown(error)}") from None
@@ -125,128 +132,48 @@ class OpenAIModel:
             yield ToolCallEvent(call)
         yield Done(message)
 
-
-@dataclass
-class PartialCall:
-    """A tool call as it streams in: the id and the name come first, the arguments in pieces
-    (kept as a list and joined once: adding each piece to a string copies it every time)."""
-
-    id: str = ""
-    name: list[str] = field(default_factory=list)
-    arguments: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Reply:
-    """The streamed chunks so far, put together."""
-
-    text: list[str] = field(default_factory=list)
-    calls: dict[int, PartialCall] = field(default_factory=dict)  # by the chunk's `index`
-    finish_reason: str | None = None
-    size: int = 0  # characters held so far, against MAX_REPLY_CHARS
-
-    def add(self, chunk: Any) -> str:
-        """Take one chunk in; return its text (empty if it has none).
-
-        Each value kept is checked to be of the type the API documents: a number where text
-        belongs would otherwise reach the terminal, or the file.
-        """
-        if not chunk.choices:  # a chunk may carry only usage figures
-            return ""
-        choice = chunk.choices[0]
-        delta = choice.delta
-        for piece in delta.tool_calls or []:
-            index = piece.index
-            if not isinstance(index, int) or isinstance(index, bool):
-                raise ChunkError("a chunk whose `index` is not a whole number")
-            if index not in self.calls:
-                self.calls[index] = PartialCall()
-                self._count(CALL_CHARS)
-            call = self.calls[index]
-            call.id = call.id or self._hold(text_field(piece.id, "id"))
-            if piece.function is not None:
-                call.name.append(self._hold(text_field(piece.function.name, "name")))
-                arguments = text_field(piece.function.arguments, "arguments")
-                call.arguments.append(self._hold(arguments))
-        if choice.finish_reason is not None:
-            self.finish_reason = text_field(choice.finish_reason, "finish_reason")
-        text = self._hold(text_field(delta.content, "content"))
-        self.text.append(text)
-        return text
-
-    def _hold(self, text: str) -> str:
-        self._count(len(text))
-        return text
-
-    def _count(self, characters: int) -> None:
-        self.size += characters
-        if self.size > MAX_REPLY_CHARS:
-            raise ChunkError(f"a reply over {MAX_REPLY_CHARS:,} characters")
-
-    def finished(self, model: str) -> AssistantMessage:
-        """The one assistant message the chunks make; ModelError if they never finished."""
-        if self.finish_reason not in FINISHED:
-            why = self.finish_reason or "no finish reason"
-            raise ModelError(f"{model}: the reply broke off ({printable(why)}); nothing was kept")
-        calls: list[ToolCallBlock] = []
-        for index, partial in sorted(self.calls.items()):
-            try:
-                arguments = json.loads("".join(partial.arguments) or "{}")
-            except (ValueError, RecursionError):
-                arguments = None
-            if not isinstance(arguments, dict):
-                raise ModelError(
-                    f"{model}: tool call {index} has arguments that are not a JSON object"
-                )
-            call_id = partial.id or f"call_{index}"  # some local servers send no id
-            name = "".join(partial.name)
-            calls.append({"type": "toolCall", "id": call_id, "name": name, "arguments": arguments})
-        # The calls decide the stopReason, as for the scripted models: some local servers say
-        # "stop" after a tool call, and a "tool_calls" without a call asks for nothing.
-        return assistant_message("".join(self.text), calls)
+    def request(self, messages: Sequence[Message], tools: Sequence[Tool]) -> dict[str, Any]:
+        """What the endpoint is sent: the system message, then the conversation; the tools;
+        a stream, with the usage figures at its end."""
+        try:
+            sent = [chat_message(message) for message in messages]
+        except orjson.JSONEncodeError as error:  # the reader lets through none of these
+            raise ModelError(f"{self.name}: the conversation cannot be sent: {error}") from None
+        return {
+            "model": self.api_model,
+            "messages": [system_message(tools), *sent],
+            "tools": [chat_tool(tool) for tool in tools],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
 
 
-def text_field(value: object, what: str) -> str:
-    """A chunk's text field: "" when absent; refused when it is not text."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ChunkError(f"a chunk whose `{what}` is not a string")
-    return value
+def read_chunk(reply: Reply, chunk: Any) -> str:
+    """`reply.add(chunk)`, any fault of the chunk's shape turned into one ChunkError."""
+    try:
+        return reply.add(chunk)
+    except (AttributeError, TypeError, KeyError, IndexError) as error:
+        # The SDK builds chunks without checking them: any field may hold any JSON value.
+        # What `add` does not check by name fails here, as one line.
+        raise ChunkError(f"a chunk of a shape the API never sends ({error!r})") from None
 
 
-def bounded_events(response: Any) -> None:
-    """An httpx response hook: the body is read through `events_within`, so no event of it
-    (no error body either) grows past MAX_EVENT_BYTES in memory.
-
-    Stop here: the SDK reads a body with `response.iter_bytes()`, after decompressing it, so
-    that is where the bound goes; a bound on the bytes received would let a compressed body
-    of a few kilobytes unfold into gigabytes.
-    """
-    response.iter_bytes = events_within(response.iter_bytes, MAX_EVENT_BYTES)
-
-
-def events_within(
-    iter_bytes: Callable[..., Iterator[bytes]], limit: int
-) -> Callable[..., Iterator[bytes]]:
-    """`iter_bytes`, refusing (ChunkError) once the bytes since the last blank line pass
-    `limit`: an event without end, or a body that is one endless line."""
-
-    def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
-        since, tail = 0, b""
-        for piece in iter_bytes(*args, **kwargs):
-            seen = tail + piece
-            ends = [seen.rfind(blank) + len(blank) for blank in BLANK_LINES if blank in seen]
-            since = len(seen) - max(ends) if ends else since + len(piece)
-            if since > limit:
-                raise ChunkError(f"an event over {limit:,} bytes, with no end in sight")
-            tail = seen[-2:]
-            yield piece
-
-    return bounded
-
-
-BLANK_LINES = (b"\n\n", b"\n\r\n", b"\r\r")  # where one event of the stream ends
+def reply_deadline(model: str) -> float:
+    """The seconds one reply may take: LAB_REPLY_DEADLINE if set, else DEADLINE."""
+    raw = os.environ.get(DEADLINE_VARIABLE)
+    if raw is None:
+        return DEADLINE
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1
+    if not 0 < seconds <= MAX_DEADLINE:  # NaN is neither
+        shown_raw = printable(shortened(repr(raw), 40))
+        raise ModelError(
+            f"{model}: {DEADLINE_VARIABLE} must be a number of seconds, over 0 and at most "
+            f"{MAX_DEADLINE:g}, not {shown_raw}"
+        )
+    return seconds
 
 
 def without_password(url: str) -> str:
@@ -273,11 +200,22 @@ def chat_message(message: Message) -> dict[str, Any]:
             {
                 "id": call["id"],
                 "type": "function",
-                "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+                "function": {"name": call["name"], "arguments": arguments_text(call)},
             }
             for call in calls
         ]
     return chat
+
+
+def arguments_text(call: ToolCallBlock) -> str:
+    """A tool call's arguments as the API takes them, a JSON string: written by the session
+    file's own writer, so that what is sent and what is saved are the same JSON."""
+    return orjson.dumps(call["arguments"]).decode()
+
+
+def system_message(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The program's own first message (SYSTEM), naming the tools this run offers."""
+    return {"role": "system", "content": SYSTEM.format(tools=", ".join(t.name for t in tools))}
 
 
 def chat_tool(tool: Tool) -> dict[str, Any]:
@@ -301,4 +239,4 @@ def chat_tool(tool: Tool) -> dict[str, Any]:
 def shown(error: Exception) -> str:
     """An endpoint's error text, on one short printable line."""
     text = " ".join(str(error).split()) or type(error).__name__
-    return printable(text if len(text) <= SHOWN else text[: SHOWN - 1] + "…")
+    return printable(shortened(text, SHOWN))

@@ -41,6 +41,9 @@ from entries import (
     DAMAGED,
     # <<
     BranchEntry,
+    # >> 06
+    CompactionEntry,
+    # <<
     Context,
     Entry,
     MessageEntry,
@@ -78,6 +81,12 @@ from session_file import (  # the names marked F401 are here for callers: errors
     new_header,
     read_header,  # noqa: F401
     read_lines,
+    # >> 06 until prod
+    read_lines_from_the_end,
+    # <<
+    # >> prod
+    where_the_kept_part_starts,
+    # <<
 )
 # >> 03 until prod
 from session_folder import find_latest_session, list_session_files  # noqa: F401
@@ -94,6 +103,7 @@ class SessionReading:
 
     header: SessionHeader
     by_id: dict[str, Entry]  # every usable entry, of every kind, by id, in file order
+    leaf_id: str | None  # where the conversation ends: the file's last usable entry
     # >> 03
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
     # <<
@@ -103,17 +113,6 @@ class SessionReading:
         """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
 
-    @property
-    def leaf_id(self) -> str | None:
-        # >> 02 until prod
-        """The leaf: the last entry of the file."""
-        return next(reversed(self.by_id), None)
-        # <<
-        # >> prod
-        """The leaf: the last usable entry (never what the reader left of a damaged line)."""
-        kept = (key for key, entry in reversed(self.by_id.items()) if entry["type"] != DAMAGED)
-        return next(kept, None)
-        # <<
 # >> 03
 
 
@@ -144,6 +143,9 @@ class Session:
         # <<
         self.leaf_id: str | None = None  # the entry the next one hangs under
         self.written = 0  # entries this run appended, of every kind
+        # >> 06
+        self.read_whole = True  # False while a resume has left the start of the file unread
+        # <<
 
     @classmethod
     def create(
@@ -180,6 +182,14 @@ class Session:
         """Open an existing session to append to it, and rebuild its conversation: the path
         from the leaf (the last usable entry), whatever the lines around it say. Nothing is
         re-run: tool results are messages in the file, so the history comes back as it was.
+        # >> 06
+
+        The file is read from its end, and only as far back as the walk from the leaf goes: a
+        parent is always written before its child. With a compaction on the path, the walk
+        ends at its first kept entry, and the lines before are never read. New ids stay
+        unique all the same: each id the lab writes is one past the largest in the file, so
+        ids grow along the file, and the largest is in the part read.
+        # <<
         # >> prod
 
         Stop here: with `lock`, the file is locked before it is read, until `close`
@@ -187,7 +197,7 @@ class Session:
         id read here true; without it, a second run reads the same leaf, writes the same id.
         # <<
         """
-        # >> 03 until prod
+        # >> 03 until 06
         lines = read_lines(Path(path))
         session = cls(SessionFile(Path(path), None, exists=True), lines.header)
         for line in lines.lines:
@@ -196,14 +206,40 @@ class Session:
         context = build_context(session.entries, session.leaf_id)
         return Resumed(session, context, session.entries.damaged)
         # <<
+        # >> 06 until prod
+        tail = read_lines_from_the_end(Path(path))
+        session = cls(SessionFile(Path(path), None, exists=True), tail.header)
+        session.read_whole = False  # an index read from the end is not in file order
+        context = build_context(session.entries, None)
+        for block in tail.blocks:  # the end of the file first
+            for line in reversed(block):
+                session.entries.add_line(line)
+            session.leaf_id = next(iter(session.entries), None)  # the last usable line
+            context = build_context(session.entries, session.leaf_id)
+            if session.leaf_id is not None and context.chain_break is None:  # Stop here:
+                # the walk from the leaf is whole, so no earlier line can change it.
+                tail.blocks.close()  # and the file with it
+                break
+        if session.entries.repeats:  # of two lines with one id, the first counts: the leaf may
+            session.read_all()  # be the repeat, and only the whole file in order tells
+            session.leaf_id = session.entries.last_usable()
+            context = build_context(session.entries, session.leaf_id)
+        return Resumed(session, context, session.entries.damaged)
+        # <<
         # >> prod
         file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
         try:
-            with file.reading() as lines:
+            start = where_the_kept_part_starts(Path(path))  # 0: no compaction, read it all
+            with file.reading(start) as lines:
                 session = cls(file, lines.header)
+                session.read_whole = start == 0
                 for batch in lines.batches:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
+                context = build_context(session.entries, session.leaf_id)
+            if session.leaf_id is None or context.chain_break is not None:
+                session.read_all()  # the walk needs more than the kept part: read it all
+                session.leaf_id = session.entries.last_usable()
                 context = build_context(session.entries, session.leaf_id)
         except BaseException:
             file.close()
@@ -295,6 +331,31 @@ class Session:
                 self.leaf_id = moved_from
             raise
     # <<
+    # >> 06
+
+    def append_compaction(self, summary: str, first_kept_id: str | None) -> CompactionEntry:
+        """Record that `summary` stands in for the path before `first_kept_id`: one line, and
+        not a byte of what it summarises is rewritten."""
+        fields = {"summary": summary, "firstKeptId": first_kept_id}
+        return cast(CompactionEntry, self.append_entry("compaction", fields))
+
+    def read_all(self) -> None:
+        """Index the whole file, if a resume left its start unread: /tree and /branch need
+        every entry. Damage found there is counted in `entries.damaged`, for main.py to name."""
+        if self.read_whole:
+            return
+        entries = EntryIndex()
+        # >> 06 until prod
+        for line in read_lines(self.path).lines:
+            entries.add_line(line)
+        # <<
+        # >> prod
+        with self.file.reading() as lines:  # from the start, and up to whatever is there now
+            for batch in lines.batches:
+                entries.add_lines(batch)
+        # <<
+        self.entries, self.read_whole = entries, True
+    # <<
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
@@ -323,7 +384,7 @@ def read_session(path: Path | str) -> SessionReading:
                 Path(path), f"line {number}: the id {entry['id']} is already taken"
             )
         by_id[entry["id"]] = entry
-    return SessionReading(lines.header, by_id)
+    return SessionReading(lines.header, by_id, next(reversed(by_id), None))
     # <<
     # >> 03
     """Read a whole session file, skipping and counting what is not an entry. Refuses only a
@@ -341,5 +402,5 @@ def read_session(path: Path | str) -> SessionReading:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry
     # <<
-    return SessionReading(lines.header, by_id, entries.damaged)
+    return SessionReading(lines.header, by_id, entries.last_usable(), entries.damaged)
     # <<

@@ -34,8 +34,11 @@ import os
 import re
 import stat
 # <<
-# >> 02 until prod
+# >> 02 until 06
 from collections.abc import Mapping
+# <<
+# >> 06 until prod
+from collections.abc import Generator, Mapping
 # <<
 # >> prod
 from collections.abc import Iterator, Mapping
@@ -43,14 +46,21 @@ from contextlib import contextmanager, suppress
 # <<
 from dataclasses import dataclass
 from pathlib import Path
-# >> 02 until prod
+# >> 02 until 06
 from typing import Any, Literal, TypedDict, cast
+# <<
+# >> 06 until prod
+from typing import Any, BinaryIO, Literal, TypedDict, cast
 # <<
 # >> prod
 from typing import Any, BinaryIO, Literal, TypedDict, cast
 # <<
 
 import orjson
+# >> prod
+
+from messages import shortened
+# <<
 
 SESSION_VERSION = 1
 # >> prod
@@ -103,6 +113,8 @@ class SessionInUse(SessionError):
 
 
 # <<
+
+
 def new_header(session_id: str, created_at: str, cwd: str) -> SessionHeader:
     return {
         "type": "header",
@@ -174,11 +186,13 @@ class SessionFile:
         return file
 
     @contextmanager
-    def reading(self) -> Iterator[FileLines]:
+    def reading(self, start: int = 0) -> Iterator[FileLines]:
         """Read the file (see `read_lines`), and remember which file it was and how far it
         was read: lines past that point were appended by someone else (`lines_added`). Then
         check that it can be appended to: learn now, not after the user's first turn."""
-        with read_lines(self.path) as lines:
+        with read_lines(self.path, start) as lines:
+            if self._file is not None and lines.identity != self._file:  # read again, later
+                raise SessionError(f"session file {self.path} was replaced during the run")
             yield lines
             self._file, self._size = lines.identity, lines.position()
         _check_appendable(self.path)
@@ -381,6 +395,55 @@ def read_header(path: Path) -> SessionHeader:
     """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
     return read_lines(path).header
 # <<
+# >> 06
+
+
+@dataclass(frozen=True)
+class LinesFromTheEnd:
+    """A session file's header, checked, and its other lines in blocks: the block at the end
+    of the file first, each block's lines in file order. The file is read only as far back as
+    blocks are taken."""
+
+    header: SessionHeader
+    blocks: Generator[list[bytes], None, None]  # close() it to stop reading early
+
+
+def read_lines_from_the_end(path: Path) -> LinesFromTheEnd:
+    """Read `path` as a session, from its end (UnusableSessionFile if it cannot be one)."""
+    try:
+        file = path.open("rb")
+    except OSError as error:
+        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+    first = file.readline()
+    try:
+        header = _parse_header(path, first.removesuffix(b"\n"))
+    except UnusableSessionFile:
+        file.close()
+        raise
+    return LinesFromTheEnd(header, _blocks_from_the_end(file, start=len(first)))
+
+
+FIRST_BLOCK = 1 << 20  # bytes: a megabyte holds the last turns of most sessions
+
+
+def _blocks_from_the_end(file: BinaryIO, start: int) -> Generator[list[bytes], None, None]:
+    """The lines after `start`, a block at a time from the end, each block twice the last: a
+    short read when little is needed, few blocks when all of it is."""
+    with file:
+        end, size, carried = file.seek(0, os.SEEK_END), FIRST_BLOCK, b""
+        while end > start:
+            begin = max(start, end - size)
+            file.seek(begin)
+            data = file.read(end - begin) + carried
+            end, size = begin, size * 2
+            if begin > start:  # Stop here: the first line may have begun in the block before.
+                cut = data.find(b"\n") + 1 or len(data)
+                carried, data = data[:cut], data[cut:]  # it goes back with that block, whole
+            lines = data.split(b"\n")
+            if not lines[-1]:
+                lines.pop()  # what follows the last line's \n: no line at all
+            yield lines
+# <<
 
 
 # <<
@@ -416,11 +479,13 @@ class FileLines:
 
 
 @contextmanager
-def read_lines(path: Path) -> Iterator[FileLines]:
+def read_lines(path: Path, start: int = 0) -> Iterator[FileLines]:
     """Open `path` to read it as a session: a regular file (UnusableSessionFile otherwise)
-    whose first line is a header this program reads. Never writes."""
+    whose first line is a header this program reads; its lines from `start` on (a line's
+    first byte), or all of them. Never writes."""
     with _open_for_reading(path) as file, _memory_for(path), _collector_paused():
         header = _parse_header(path, _read_first_line(path, file))
+        file.seek(max(start, file.tell()))
         found = os.fstat(file.fileno())
         yield FileLines(header, _line_batches(path, file), (found.st_dev, found.st_ino), file)
 
@@ -429,6 +494,52 @@ def read_header(path: Path) -> SessionHeader:
     """Read only the first line: enough to tell whether a file can be a session."""
     with _open_for_reading(path) as file:
         return _parse_header(path, _read_first_line(path, file))
+
+
+FIRST_BLOCK = 1 << 20  # bytes read at a time, from the end, looking for the last compaction
+
+
+def where_the_kept_part_starts(path: Path) -> int:
+    """Where the lines that the file's last compaction keeps begin: the line of its first kept
+    entry, or its own line if it keeps nothing; 0 (read it all) if there is none.
+
+    Stop here: the step before walks back from the leaf, parsing as it goes; this finds the
+    two lines by their bytes, which the writer always begins the same way, and reads nothing
+    between. Whatever it finds, the walk checks: if the conversation needs an earlier line
+    (the leaf is on another branch, the kept entry is no message of this writer's), the
+    caller reads the whole file.
+    """
+    try:
+        with _open_for_reading(path) as file:
+            size = file.seek(0, os.SEEK_END)
+            at = _last(file, b'\n{"type":"compaction","id":', size)
+            if at is None:
+                return 0
+            file.seek(at + 1)
+            compaction = parse_json(file.readline(MAX_ENTRY_BYTES))
+            kept = compaction.get("firstKeptId", 0) if isinstance(compaction, dict) else 0
+            if kept is None:
+                return at + 1
+            if not isinstance(kept, str):
+                return 0
+            kept_line = _last(file, b'\n{"type":"message","id":%b,' % orjson.dumps(kept), at + 1)
+            return 0 if kept_line is None else kept_line + 1
+    except (OSError, UnusableSessionFile):
+        return 0  # read the whole file, which will say what is wrong with it
+
+
+def _last(file: BinaryIO, needle: bytes, end: int) -> int | None:
+    """Where the last `needle` that begins before `end` is, read FIRST_BLOCK at a time from
+    `end` back; None if there is none."""
+    while end > 0:
+        begin = max(0, end - FIRST_BLOCK)
+        file.seek(begin)
+        reach = end - begin + len(needle) - 1  # so that a needle across the border is found
+        found = file.read(reach).rfind(needle, 0, reach)  # (a needle that begins before end)
+        if found != -1:
+            return begin + found
+        end = begin
+    return None
 
 
 # <<
@@ -693,8 +804,7 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _shown_key(key: str) -> str:
     """A key from the file, short and safe to show in a message."""
-    shown = json.dumps(key)  # quoted, control characters escaped
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+    return shortened(json.dumps(key), 40)  # quoted, control characters escaped
 
 
 def _no_constant(name: str) -> Any:
@@ -716,13 +826,13 @@ def _as_written(line: bytes, field: str, value: object) -> str:
     """A header value as the file has it: "1" (a string), 1e400 (not shortened to inf)."""
     number = re.search(rb'"%s"\s*:\s*(-?[0-9][0-9.eE+-]{0,40})' % field.encode(), line)
     if number and not isinstance(value, str):
-        shown = number.group(1).decode()
-        return shown if len(shown) <= 40 else shown[:39] + "…"
-    shown = orjson.dumps(value).decode()
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+        return shortened(number.group(1).decode(), 40)
+    return shortened(orjson.dumps(value).decode(), 40)
 
 
 # <<
+
+
 def _write_all(fd: int, data: bytes) -> None:
     """One write call writes a whole line to a regular file; loop only if the kernel cut it."""
     view = memoryview(data)

@@ -2,7 +2,9 @@
 """Ctrl-C, SIGTERM and SIGHUP: how a run of the production step stops.
 
 At a terminal each of the three ends the run in one line that says what was saved, with exit
-status 128 + the signal's number (130, 143, 129). A save in progress finishes first.
+status 128 + the signal's number (130, 143, 129). A save in progress finishes first. Ctrl-C
+while a turn runs (a reply streams, a tool runs) ends that turn instead, as in any chat
+program: the prompt comes back; a second Ctrl-C, or one at the prompt, ends the run.
 
 Stop here: a stop signal that was *ignored* when the program started stays ignored, at every
 moment. That is what `nohup` (SIGHUP) and a shell's background job (SIGINT) ask for, and a
@@ -42,6 +44,11 @@ class Stopped(BaseException):
         return names.get(self.signum, "terminated")
 
 
+class TurnInterrupted(BaseException):
+    """Ctrl-C while a turn runs: that turn is abandoned, the run goes on. A BaseException, as
+    `Stopped` is, so that neither a tool's `except Exception` nor the SDK's can take it."""
+
+
 def stop(signum: int, frame: object) -> NoReturn:
     """The handler of the stop signals. The first ends the run; later ones are ignored, so
     that a second Ctrl-C cannot cut the line that says what was saved."""
@@ -62,9 +69,29 @@ def ignore_stop_signals() -> None:
 
 
 @contextmanager
+def ctrl_c_abandons_the_turn() -> Iterator[None]:
+    """While the block runs (a turn), the first Ctrl-C raises `TurnInterrupted`; from then on,
+    Ctrl-C ends the run again, so a second one while the turn is being wound up ends it."""
+    if signal.SIGINT not in HANDLED:  # ignored at start (a background job): it stays so
+        yield
+        return
+
+    def abandon(signum: int, frame: object) -> NoReturn:
+        signal.signal(signal.SIGINT, stop)
+        raise TurnInterrupted
+
+    previous = signal.signal(signal.SIGINT, abandon)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def stop_signals_deferred() -> Iterator[None]:
     """A stop signal waits until the save is over, so a save is never cut halfway and the
-    last line printed can say exactly what is in the file."""
+    last line printed can say exactly what is in the file. Then it does what it would have
+    done: end the run, or (Ctrl-C in a turn) end the turn."""
     arrived: list[int] = []
 
     def remember(signum: int, frame: object) -> None:
@@ -77,4 +104,5 @@ def stop_signals_deferred() -> Iterator[None]:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     if arrived:  # only after a save that finished: a failed one reports its own error
-        stop(arrived[0], None)
+        handler = previous[arrived[0]]  # stop, or a turn's abandon
+        (handler if callable(handler) else stop)(arrived[0], None)

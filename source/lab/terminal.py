@@ -110,6 +110,8 @@ class Terminal(io.TextIOBase):
 
 
 # <<
+
+
 def warn(terminal: Terminal, message: str) -> None:
     """A `warning:` line on stderr, after whatever stdout already holds."""
     # >> 02 until prod
@@ -205,19 +207,23 @@ def _next_raw_line(stdin: BinaryIO, limit: int) -> bytes:
     nothing has arrived *yet*, the very answer that means "end of input", and half a line
     when half has arrived. Taken at its word, everything typed after that is silently lost.
     So on such an input, wait until it can be read: readable and still b"" is the real end.
+    The pieces are kept in a list and joined once: a 4 MB line that arrives 128 bytes at a
+    time, added to a string piece by piece, was copied 32,000 times (seconds of CPU).
     """
-    line, waited = b"", False
+    pieces: list[bytes] = []
+    size, waited = 0, False
     try:
         while True:
             try:
-                piece = stdin.readline(limit - len(line))
+                piece = stdin.readline(limit - size)
             except BlockingIOError:  # what some streams say instead of b""
                 piece = b""
-            line += piece
-            if line.endswith(b"\n") or len(line) >= limit or _blocking(stdin):
-                return line
+            pieces.append(piece)
+            size += len(piece)
+            if piece.endswith(b"\n") or size >= limit or _blocking(stdin):
+                return b"".join(pieces)
             if waited and not piece:
-                return line  # readable, and yet nothing: the real end of input
+                return b"".join(pieces)  # readable, and yet nothing: the real end of input
             select.select([stdin], [], [])
             waited = True
     except OSError as error:  # EIO: the terminal went away; EBADF: not open for reading...

@@ -30,10 +30,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kind", choices=STORE_KINDS)
     parser.add_argument("path", type=Path)
     parser.add_argument("--prefill", type=int, default=0, help="messages stored before 'ready'")
-    parser.add_argument("--text-bytes", type=int, default=0,
-                        help="pad each appended message's text to this many bytes")
-    parser.add_argument("--max-file-bytes", type=int, default=None,
-                        help="no file this process writes may grow past this size")
+    parser.add_argument(
+        "--text-bytes",
+        type=int,
+        default=0,
+        help="pad each appended message's text to this many bytes",
+    )
+    parser.add_argument(
+        "--max-file-bytes",
+        type=int,
+        default=None,
+        help="no file this process writes may grow past this size",
+    )
     parser.add_argument("--cwd", default=None, help="the directory a session header records")
     args = parser.parse_args(argv)
 

@@ -45,8 +45,10 @@ def section_bytes_per_append(folder: Path) -> None:
         costs = [snapshot.append(message), ledger.append(message)]
         totals = [total + cost for total, cost in zip(totals, costs, strict=True)]
         print(f"  {number:>6}  {costs[0]:>8}  {costs[1]:>6}")
-    print(f"  {'total':>6}  {totals[0]:>8}  {totals[1]:>6}   (plus the ledger's header line, "
-          f"written once: {header_bytes} bytes)")
+    print(
+        f"  {'total':>6}  {totals[0]:>8}  {totals[1]:>6}   (plus the ledger's header line, "
+        f"written once: {header_bytes} bytes)"
+    )
     ledger.close()
     print("  A ledger line carries more than the bare message (type, id, parentId), so the")
     print("  first append costs more; but the snapshot's cost grows with every message, and")
@@ -68,14 +70,17 @@ def section_files(folder: Path) -> None:
     print("2. The files")
     snapshot_path, ledger_path = folder / "history.json", folder / "session.jsonl"
     print(f"  {snapshot_path.name}: one JSON array, {snapshot_path.stat().st_size} bytes")
-    print(f"  {ledger_path.name}: {line_count(ledger_path)} lines, "
-          f"{ledger_path.stat().st_size} bytes")
+    print(
+        f"  {ledger_path.name}: {line_count(ledger_path)} lines, {ledger_path.stat().st_size} bytes"
+    )
     reading = read_ledger(ledger_path)
     print(f"    header  version={reading.header['version']} id={reading.header['id']}")
     for entry in reading.entries:
         message = entry["message"]
-        print(f"    {entry['id']:<3} parent={entry['parentId'] or '-':<3} "
-              f"{message['role']:<9}  {message_text(message)}")
+        print(
+            f"    {entry['id']:<3} parent={entry['parentId'] or '-':<3} "
+            f"{message['role']:<9}  {message_text(message)}"
+        )
     same = reading.messages == read_snapshot(snapshot_path)
     print(f"  Both files give back the same {len(HISTORY)} messages: {same}")
 
@@ -84,8 +89,10 @@ def section_files(folder: Path) -> None:
     with new_ledger(path) as ledger:
         ledger.append(tricky)
     back = read_ledger(path).messages
-    print(f"  A text with a newline, quotes and non-ASCII is one line "
-          f"({line_count(path) - 1} entry line) and reads back equal: {back == [tricky]}")
+    print(
+        f"  A text with a newline, quotes and non-ASCII is one line "
+        f"({line_count(path) - 1} entry line) and reads back equal: {back == [tricky]}"
+    )
     print()
 
 
@@ -99,8 +106,10 @@ def section_torn_write(folder: Path) -> None:
             recovered = f"unreadable ({error}): 0 of {len(HISTORY)} messages survive"
         print(f"  {kind:<8}  {recovered}")
     torn = read_ledger(folder / "torn-ledger-session.jsonl")
-    print(f"  The ledger skipped its torn last line: {torn.torn_tail}; "
-          f"every complete line was kept ({len(torn.entries)} entries).")
+    print(
+        f"  The ledger skipped its torn last line: {torn.torn_tail}; "
+        f"every complete line was kept ({len(torn.entries)} entries)."
+    )
     print("  The atomic snapshot survives because the half-written copy was a temporary file;")
     print("  the message it was writing is lost, but it was never acknowledged.")
     print()
@@ -110,8 +119,10 @@ def section_editing(folder: Path) -> None:
     print("4. Editing history")
     snapshot = SnapshotStore(folder / "edit.json", HISTORY)
     rewritten = snapshot.replace(1, text_message("assistant", "1 * 7 = 8."))
-    print(f"  snapshot: replacing message 2 rewrote all {rewritten} bytes; "
-          f"the old answer is gone without a trace")
+    print(
+        f"  snapshot: replacing message 2 rewrote all {rewritten} bytes; "
+        f"the old answer is gone without a trace"
+    )
     path = folder / "edit.jsonl"
     ledger = new_ledger(path)
     before = b""
@@ -122,8 +133,10 @@ def section_editing(folder: Path) -> None:
         prefix_kept = prefix_kept and after.startswith(before)
         before = after
     ledger.close()
-    print(f"  ledger: has no edit method; after every append the old bytes were a prefix "
-          f"of the new file: {prefix_kept}")
+    print(
+        f"  ledger: has no edit method; after every append the old bytes were a prefix "
+        f"of the new file: {prefix_kept}"
+    )
     print("  A ledger records what happened, in order. To fix a message, append a correction")
     print("  (exercise 01.3): the mistake and its fix both stay on record.")
 

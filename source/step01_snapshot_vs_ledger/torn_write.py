@@ -21,9 +21,7 @@ from messages import Message
 from stores import FILE_NAMES, LEDGER_KINDS, create_store
 
 
-def tear_last_append(
-    kind: str, directory: Path, history: list[Message], keep: float = 0.5
-) -> Path:
+def tear_last_append(kind: str, directory: Path, history: list[Message], keep: float = 0.5) -> Path:
     """Store `history` for real, then leave the file as it would be had the process died
     after writing only the fraction `keep` of the last append's bytes. Returns the path.
     """
@@ -70,9 +68,21 @@ def tear_with_size_limit(
     """
     path = Path(directory) / f"limit-{kind}-{FILE_NAMES[kind]}"
     done = subprocess.run(
-        [sys.executable, str(WRITER), kind, str(path), "--prefill", str(prefill),
-         "--max-file-bytes", str(max_file_bytes), "--cwd", "/home/student/lab"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            str(WRITER),
+            kind,
+            str(path),
+            "--prefill",
+            str(prefill),
+            "--max-file-bytes",
+            str(max_file_bytes),
+            "--cwd",
+            "/home/student/lab",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     lines = done.stdout.split()
     if done.returncode != 1 or not lines or lines[0] != "ready":

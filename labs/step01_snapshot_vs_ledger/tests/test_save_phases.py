@@ -28,8 +28,7 @@ def test_the_picture_has_a_row_per_history_length(tmp_path: Path) -> None:
     measured = [time_save_phases(n, tmp_path, saves=3) for n in (10, 100)]
     fig, ax = plt.subplots()
     draw_save_phases(measured, ax)
-    assert [label.get_text() for label in ax.get_yticklabels()] == ["10 messages",
-                                                                    "100 messages"]
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["10 messages", "100 messages"]
     # four phases and one hatched window per row
     assert len(ax.collections) == 2 * (len(PHASES) + 1)
     plt.close(fig)

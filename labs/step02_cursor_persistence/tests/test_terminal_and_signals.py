@@ -77,9 +77,11 @@ def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
     saved. (The run reads the pty's controller side, where that error is certain; on the
     other side a hangup can also read as a plain end of input.)"""
     controller, other_side = os.openpty()
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    ))
+    process = watched(
+        subprocess.Popen(
+            MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    )
     os.close(controller)
     os.write(other_side, b"hello\n")
     assert process.stdout is not None
@@ -95,9 +97,7 @@ def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
 
 def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path) -> None:
     with open(tmp_path / "write-only", "wb") as write_only:
-        done = subprocess.run(
-            MAIN, cwd=tmp_path, stdin=write_only, capture_output=True, timeout=60
-        )
+        done = subprocess.run(MAIN, cwd=tmp_path, stdin=write_only, capture_output=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.decode() == (
         "error: cannot read standard input: Bad file descriptor; "

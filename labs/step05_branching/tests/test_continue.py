@@ -49,6 +49,8 @@ def test_a_resumed_append_continues_the_chain(saved: Saved) -> None:
     entries = read_session(path).entries
     assert [e["id"] for e in entries[-2:]] == ["e7", "e8"]
     assert [e["parentId"] for e in entries[-2:]] == ["e6", "e7"]
+
+
 def test_tools_are_not_run_again_on_resume(saved: Saved) -> None:
     calls: list[dict] = []
     calc = default_tools()["calc"]

@@ -105,6 +105,8 @@ def without_root_override() -> list[str]:
 
 
 # <<
+
+
 def stop_signals_at_default() -> None:
     """preexec_fn of a child a test sends a stop signal to. Ignored dispositions are inherited
     through exec: under `make check &` or `nohup` the child would start with SIGINT or SIGHUP

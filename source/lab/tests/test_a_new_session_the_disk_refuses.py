@@ -3,9 +3,9 @@
 
 The first save creates the file and writes the header with the first line in one write. When
 that write fails, the file is empty or holds part of the header: no line at all. Left behind,
-every later `--continue` names it "not a session", forever. This file is the same in every step
-from 02: the fix lives in session_file.py, a layer. A file size limit (RLIMIT_FSIZE) is a real
-write failing in a real process, as ENOSPC would be on a full disk.
+every later `--continue` names it "not a session", forever. The fix lives in session_file.py.
+A file size limit (RLIMIT_FSIZE) is a real write failing in a real process, as ENOSPC would be
+on a full disk.
 """
 
 from __future__ import annotations
@@ -57,9 +57,7 @@ def test_a_failed_first_save_leaves_no_file_and_the_next_run_saves(
     assert len(saved.read_bytes().splitlines()) == 3  # the header, hello and its answer
 
 
-def test_a_read_only_disk_is_named_as_such(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_read_only_disk_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """access() only answers "no" on a read-only mount, which read as "Permission denied": the
     user then looks for a permission to fix that is not the problem. (Mounting a read-only
     filesystem needs privileges a test does not have, so statvfs is what says it here.)"""

@@ -1,11 +1,10 @@
 # >>file prod
 """Faults found by attacking main.py as a hostile user would, each run as a real process.
 
-The same attacks as step 04's, met by step 05's design: text from outside reaching the
-terminal unescaped, a closed or narrow standard stream, another run's torn line (the session
-is locked, but steps 03 and 04 do not ask for the lock), a session file replaced or cut short
-under the run, memory running out while reading, a signal in the middle of a save (here the
-save of one message), a folder the first save could never write in.
+Text from outside reaching the terminal unescaped, a closed or narrow standard stream, another
+run's torn line (the session is locked, but the idea steps do not ask for the lock), a session
+file replaced or cut short under the run, memory running out while reading, a signal in the
+middle of a save (here the save of one message), a folder the first save could never write in.
 """
 
 from __future__ import annotations
@@ -252,12 +251,8 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 
 @pytest.mark.parametrize(
     ("signum", "status", "word"),
-    [
-        (signal.SIGINT, 130, "interrupted"),
-        (signal.SIGTERM, 143, "terminated"),
-        (signal.SIGHUP, 129, "hung up"),
-    ],
-    ids=["SIGINT", "SIGTERM", "SIGHUP"],
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hung up")],
+    ids=["SIGTERM", "SIGHUP"],
 )
 def test_a_signal_during_a_save_waits_for_that_save(
     tmp_path: Path, signum: int, status: int, word: str
@@ -276,10 +271,32 @@ def test_a_signal_during_a_save_waits_for_that_save(
     [warning] = [line for line in err.decode().splitlines() if line not in ("", "[saving]")]
     assert warning == (
         f"warning: {word}: 2 new messages saved to {Path('.sessions') / path.name} "
-        "(2 on the active path); the tool call in progress was stopped (--continue answers it)"
+        "(the active path now holds 2 messages); the tool call in progress was stopped "
+        "(--continue answers it)"
     )
     user, call = entries_in(path)
     assert user["message"]["role"] == "user" and call["message"]["stopReason"] == "toolUse"
+
+
+def test_ctrl_c_during_a_save_waits_for_it_then_abandons_the_turn(tmp_path: Path) -> None:
+    """Ctrl-C in the save of the tool call: the save finishes (the call is whole in the
+    file), then the turn is abandoned, its call answered as interrupted, and the run goes on."""
+    process = started(tmp_path, wrapper=SLOW_SAVE.format(step=str(STEP_DIR)))
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write(b"what is 12*8\n")
+    process.stdin.flush()
+    read_until(process.stderr, b"[saving]\n[saving]")  # the second: the tool call's
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(b"hello\n", timeout=60)
+    assert process.returncode == 0
+    [warning] = [line for line in err.decode().splitlines() if line not in ("", "[saving]")]
+    assert warning.startswith("warning: interrupted: the turn was abandoned; the tool call")
+    user, call, cancelled, hello, answer = entries_in(only_session(tmp_path / ".sessions"))
+    assert call["message"]["stopReason"] == "toolUse"
+    assert cancelled["message"]["isError"]
+    assert "Ctrl-C" in cancelled["message"]["content"][0]["text"]
+    assert hello["message"]["content"][0]["text"] == "hello"
+    assert answer["message"]["role"] == "assistant"
 
 
 def test_a_save_that_fails_while_a_signal_waits_reports_its_own_error(tmp_path: Path) -> None:
@@ -319,7 +336,8 @@ def test_sighup_during_a_tool_call_says_what_is_saved(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=10)  # the 30-second call is stopped, not awaited
     assert process.returncode == 129
     path = Path(".sessions") / only_session(tmp_path / ".sessions").name
-    one_line(err, f"warning: hung up: 4 new messages saved to {path} (4 on the active path); ")
+    saved = f"4 new messages saved to {path} (the active path now holds 4 messages); "
+    one_line(err, f"warning: hung up: {saved}")
 
 
 SLOW_START = """

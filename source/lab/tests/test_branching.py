@@ -224,8 +224,14 @@ def test_the_last_line_counts_leaf_moves_beside_the_messages(run_main: RunMain) 
     done = run_main("hello\n/branch e1\n/branch e2\n/branch e1\n")
     assert done.returncode == 0 and done.stderr == b""
     last = done.stdout.decode().splitlines()[-1]
+    # >> 05 until prod
     assert last.startswith("2 new messages saved to .sessions/")
     assert last.endswith(" (1 on the active path), and 3 other entries")
+    # <<
+    # >> prod
+    assert last.startswith("2 new messages and 3 other entries saved to .sessions/")
+    assert last.endswith(" (the active path now holds 1 message)")
+    # <<
 
 
 @pytest.mark.parametrize(

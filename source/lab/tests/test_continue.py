@@ -80,6 +80,8 @@ def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) ->
 
 
 # <<
+
+
 def test_tools_are_not_run_again_on_resume(saved: Saved) -> None:
     calls: list[dict] = []
     calc = default_tools()["calc"]
@@ -115,8 +117,12 @@ def test_resume_and_exit_leaves_the_file_byte_identical(saved: Saved, run_main: 
             # >> 03 until 05
             f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 in all)"
             # <<
-            # >> 05
+            # >> 05 until prod
             f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 on the active path)"
+            # <<
+            # >> prod
+            f"0 new messages saved to {Path('.sessions', 'first.jsonl')} "
+            "(the active path now holds 6 messages)"
             # <<
         )
         assert path.read_bytes() == before
@@ -141,8 +147,11 @@ def test_a_fresh_session_cannot_recall_what_a_resumed_one_can(
     # >> 03 until 05
     assert lines[-1] == f"2 new messages saved to {shown} (8 in all)"
     # <<
-    # >> 05
+    # >> 05 until prod
     assert lines[-1] == f"2 new messages saved to {shown} (8 on the active path)"
+    # <<
+    # >> prod
+    assert lines[-1] == f"2 new messages saved to {shown} (the active path now holds 8 messages)"
     # <<
     assert resumed.stderr == b""
 

@@ -299,14 +299,14 @@ def test_a_signal_at_the_prompt_ends_the_run_in_one_line(
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     assert err.decode() == (
         f"warning: {word}: 2 new messages saved to {Path('.sessions', path.name)} "
-        "(2 on the active path)\n"
+        "(the active path now holds 2 messages)\n"
     )
 
 
 @pytest.mark.parametrize(
     ("signum", "status", "word"),
-    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
-    ids=["ctrl-c", "sigterm"],
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hung up")],
+    ids=["sigterm", "sighup"],
 )
 def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
     tmp_path: Path, signum: int, status: int, word: str
@@ -322,7 +322,7 @@ def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     shown = Path(".sessions", path.name)
     assert err.decode() == (
-        f"warning: {word}: 2 new messages saved to {shown} (2 on the active path); "
+        f"warning: {word}: 2 new messages saved to {shown} (the active path now holds 2 messages); "
         "the tool call in progress was stopped (--continue answers it)\n"
     )
     assert roles(entries_in(tmp_path / ".sessions")) == ["user", "assistant"]
@@ -333,6 +333,52 @@ def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
     assert resumed.stderr.decode().startswith("warning: repaired 1 interrupted tool call in ")
     assert roles(entries_in(tmp_path / ".sessions")) == ["user", "assistant", "toolResult"]
     assert calc_runs(tmp_path) == []
+
+
+def test_ctrl_c_during_a_tool_call_abandons_the_turn_and_the_run_goes_on(tmp_path: Path) -> None:
+    """Ctrl-C in a turn ends the turn, not the run: the call is stopped (never run, never
+    run again), answered as interrupted in the file, and the next line is a turn of its own."""
+    from commands import CANCELLED
+
+    with running(tmp_path, delay=30, counted=True) as process:
+        type_line(process, "what is 12*8")
+        wait_for_entries(tmp_path / ".sessions", 2)  # the call is saved; the tool sleeps 30 s
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        read_until(process, b"you> ", 2)  # the prompt is back
+        assert time.monotonic() - started < 5  # the 30-second call was stopped, not awaited
+        assert process.poll() is None, "Ctrl-C in a turn ended the run"
+        _, err = process.communicate(b"what was the result\n", timeout=30)
+    assert process.returncode == 0
+    assert err.decode() == (
+        "warning: interrupted: the turn was abandoned; the tool call in progress was answered "
+        "as interrupted (Ctrl-C at the prompt ends the run)\n"
+    )
+    entries = entries_in(tmp_path / ".sessions")
+    user, call, cancelled, asked, answer = [entry["message"] for entry in entries]
+    assert (user["role"], call["role"]) == ("user", "assistant")
+    assert cancelled["toolCallId"] == tool_calls(call)[0]["id"] and cancelled["isError"]
+    assert cancelled["content"][0]["text"] == CANCELLED
+    assert (asked["role"], answer["role"]) == ("user", "assistant")
+    assert "no earlier result" in answer["content"][0]["text"]  # the cut call gave none
+    assert calc_runs(tmp_path) == []
+
+
+def test_ctrl_c_at_the_prompt_after_an_abandoned_turn_ends_the_run(tmp_path: Path) -> None:
+    """The first Ctrl-C gives the prompt back; one at the prompt ends the run, as always."""
+    with running(tmp_path, delay=30) as process:
+        type_line(process, "what is 12*8")
+        wait_for_entries(tmp_path / ".sessions", 2)
+        process.send_signal(signal.SIGINT)
+        read_until(process, b"you> ", 2)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=10)
+    assert process.returncode == 130
+    [path] = (tmp_path / ".sessions").glob("*.jsonl")
+    assert err.decode().splitlines()[-1] == (
+        f"warning: interrupted: 3 new messages saved to {Path('.sessions', path.name)} "
+        "(the active path now holds 3 messages)"
+    )
 
 
 # --- 5. A write cut short ----------------------------------------------------------------

@@ -50,10 +50,16 @@ def test_two_turns_through_a_pipe(tmp_path: Path) -> None:
     # >> 03 until 05
     assert lines[-1] == f"6 new messages saved to {Path('.sessions') / path.name} (6 in all)"
     # <<
-    # >> 05
+    # >> 05 until prod
     assert (
         lines[-1]
         == f"6 new messages saved to {Path('.sessions') / path.name} (6 on the active path)"
+    )
+    # <<
+    # >> prod
+    assert lines[-1] == (
+        f"6 new messages saved to {Path('.sessions') / path.name} "
+        "(the active path now holds 6 messages)"
     )
     # <<
     records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
@@ -82,8 +88,13 @@ def test_end_of_input_ends_the_run_and_saves(tmp_path: Path) -> None:
     # >> 03 until 05
     assert last == f"4 new messages saved to {Path('here') / path.name} (4 in all)"
     # <<
-    # >> 05
+    # >> 05 until prod
     assert last == f"4 new messages saved to {Path('here') / path.name} (4 on the active path)"
+    # <<
+    # >> prod
+    assert last == (
+        f"4 new messages saved to {Path('here') / path.name} (the active path now holds 4 messages)"
+    )
     # <<
 
 

@@ -4,9 +4,8 @@ which each test starts on 127.0.0.1; no other address is ever used.
 
 The fake refuses, with the API's own 400, a history whose tool calls are not all answered. The
 name after `openai:` picks what it does (`openai:fault-401`...), so each fault is one real run
-of main.py, and the run after it proves nothing was half-saved.
-
-The same file is in every step from 02; `--continue` is used where the step has it.
+of main.py, and the run after it proves nothing was half-saved. Every run is given a key and
+a URL password a search can recognise, and no byte the run writes may hold either.
 """
 
 from __future__ import annotations
@@ -24,7 +23,9 @@ import pytest
 from fake_endpoint import Server, start
 
 STEP = Path(__file__).resolve().parent.parent
-CONTINUES = "--continue" in (STEP / "main.py").read_text(encoding="utf-8")
+# Recognisable, so a search of every byte a run wrote finds them if they leaked.
+KEY = "sk-lab-the-key-a-file-must-never-hold-4242"
+URL_PASSWORD = "url-password-a-file-must-never-hold-77"
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def environment(base_url: str | None, key: str | None = "test") -> dict[str, str
 
 
 def run_main(
-    tmp_path: Path, stdin: str, *args: str, env: dict[str, str]
+    tmp_path: Path, stdin: str, *args: str, env: dict[str, str], timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s"), *args],
@@ -60,7 +61,7 @@ def run_main(
         text=True,
         cwd=tmp_path,
         env=env,
-        timeout=60,
+        timeout=timeout,
     )
 
 
@@ -76,16 +77,35 @@ def saved_messages(tmp_path: Path) -> list[dict[str, Any]]:
     return [entry["message"] for entry in saved(tmp_path) if entry["type"] == "message"]
 
 
+def with_password(base_url: str) -> str:
+    """The same endpoint, with a user and password in its URL. (The HTTP library then sends
+    them as Basic authorization instead of the key: the fake does not check either.)"""
+    return base_url.replace("http://", f"http://lab:{URL_PASSWORD}@")
+
+
+def secrets_written(done: subprocess.CompletedProcess[str], folder: Path) -> list[str]:
+    """Where the key or the URL's password shows in what a run wrote: its output, its errors,
+    and every byte of every file under `folder` (the sessions, and anything else it made)."""
+    places = {"stdout": done.stdout.encode(), "stderr": done.stderr.encode()}
+    places |= {str(path): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    return [
+        f"{secret} in {place}"
+        for place, data in places.items()
+        for secret in (KEY, URL_PASSWORD)
+        if secret.encode() in data
+    ]
+
+
 def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
     tmp_path: Path, endpoint: Server
 ) -> None:
-    done = run_main(
-        tmp_path, "what is 12*8\n", "--model", "openai:good", env=environment(endpoint.base_url)
-    )
+    env = environment(endpoint.base_url, KEY)
+    done = run_main(tmp_path, "what is 12*8\n", "--model", "openai:good", env=env)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+    assert secrets_written(done, tmp_path) == []  # the endpoint was given the key; no file was
     lines = done.stdout.splitlines()
-    assert "(model openai:good)" in lines[0] or "switched to openai:good" in lines
+    assert lines[0].endswith(" (model openai:good)") and "switched" not in done.stdout
     assert "assistant> Let me use calc." in lines
     assert '[tool call] calc {"expression":"12*8"}' in lines
     assert "[tool result] calc -> 96" in lines
@@ -105,6 +125,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
             },
         ],
         "stopReason": "toolUse",
+        "usage": call["usage"],  # what the fake counted (test_usage_...)
     }
     assert result["toolCallId"] == "call_f1" and result["content"][0]["text"] == "96"
     assert answer["content"] == [{"type": "text", "text": "The answer is 96."}]
@@ -113,7 +134,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
     # What the endpoint was sent: the model's name, the key, calc as a function, and on the
     # second call the tool call (arguments as a JSON string) and its answer, paired by id.
     first, second = endpoint.requests
-    assert first["auth"] == "Bearer test"
+    assert first["auth"] == f"Bearer {KEY}"
     assert first["body"]["model"] == "good" and first["body"]["stream"] is True
     (tool,) = first["body"]["tools"]
     assert tool["function"]["name"] == "calc"
@@ -122,7 +143,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
         "properties": {"expression": {"type": "string"}},
         "required": ["expression"],
     }
-    assert second["body"]["messages"][1:] == [
+    assert second["body"]["messages"][2:] == [
         {
             "role": "assistant",
             "content": "Let me use calc.",
@@ -130,7 +151,7 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
                 {
                     "id": "call_f1",
                     "type": "function",
-                    "function": {"name": "calc", "arguments": '{"expression": "12*8"}'},
+                    "function": {"name": "calc", "arguments": '{"expression":"12*8"}'},
                 }
             ],
         },
@@ -214,7 +235,7 @@ FAULTS = {
     "fault-429": "HTTP 429",
     "fault-500": "HTTP 500",
     "fault-malformed": "broken chunk",
-    "fault-cut-arguments": "broke off",
+    "fault-cut-arguments": "was cut",
     "fault-empty-stream": "broke off",
     "fault-no-finish": "broke off",
     "fault-error-event": "The server had an error.",
@@ -227,9 +248,7 @@ FAULTS = {
 }
 
 
-# The model is a layer, the same file in every step (tests/test_shared_layers.py): the last
-# step tries every fault through its main.py, each other step one (about 2 s a fault).
-TRIED = sorted(FAULTS) if STEP.name.startswith("step05") else ["fault-cut-arguments"]
+TRIED = sorted(FAULTS)  # each one real run of main.py, about 2 s
 # The next run is tried after one fault of each kind (a status, a stream cut, no connection):
 # nothing of any fault was half-saved (checked above), so what follows is the same.
 AFTER = ("fault-401", "fault-cut-arguments", "refused")
@@ -240,13 +259,14 @@ def test_a_fault_is_one_error_line_and_the_next_run_works(
     tmp_path: Path, endpoint: Server, fault: str
 ) -> None:
     base = f"http://127.0.0.1:{refused_port()}/v1" if fault == "refused" else endpoint.base_url
-    line = "what is 12*8\n" if fault == "fault-cut-arguments" else "hello\n"
-    done = run_main(tmp_path, line, "--model", f"openai:{fault}", env=environment(base))
-    assert done.returncode == 1, done.stdout
+    env = environment(with_password(base), KEY)
+    done = run_main(tmp_path, "hello\n", "--model", f"openai:{fault}", env=env)
+    assert secrets_written(done, tmp_path) == []
+    assert done.returncode == 0, done.stdout  # the turn failed, not the run
     assert "Traceback" not in done.stderr
     (error,) = done.stderr.splitlines()
     assert error.startswith(f"error: openai:{fault}: ") and FAULTS[fault] in error, error
-    assert done.stdout.endswith("\n"), "a reply cut short leaves the error line glued to it"
+    assert "\nyou> \n" in done.stdout, "a reply cut short leaves the next prompt glued to it"
     # Nothing half-saved: the user's line may stay, but no reply that broke off.
     assert [m["role"] for m in saved_messages(tmp_path)] in ([], ["user"])
     if fault in ("fault-429", "fault-500"):
@@ -256,19 +276,13 @@ def test_a_fault_is_one_error_line_and_the_next_run_works(
 
     if fault not in AFTER:
         return
-    again = ["--continue"] if CONTINUES else []
-    after = run_main(
-        tmp_path, "hello\n", *again, "--model", "openai:good", env=environment(endpoint.base_url)
-    )
+    env = environment(endpoint.base_url)
+    after = run_main(tmp_path, "hello\n", "--continue", "--model", "openai:good", env=env)
     assert after.returncode == 0, after.stderr
     assert "assistant> Hello from good." in after.stdout.splitlines()
     assert [m["role"] for m in saved_messages(tmp_path)][-2:] == ["user", "assistant"]
 
 
-SWITCHES = "/model" in (STEP / "commands.py").read_text(encoding="utf-8")
-
-
-@pytest.mark.skipif(not SWITCHES, reason="this step has no /model command (step 04 adds it)")
 def test_a_switch_to_an_openai_model_is_recorded_and_restored(
     tmp_path: Path, endpoint: Server
 ) -> None:
@@ -287,7 +301,6 @@ def test_a_switch_to_an_openai_model_is_recorded_and_restored(
     assert [request["body"]["model"] for request in endpoint.requests] == ["good", "good"]
 
 
-@pytest.mark.skipif(not SWITCHES, reason="this step has no /model command (step 04 adds it)")
 def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any_turn(
     tmp_path: Path, endpoint: Server
 ) -> None:
@@ -309,7 +322,6 @@ def test_without_a_key_a_switch_is_refused_and_a_recorded_model_fails_before_any
     assert "assistant>" not in again.stdout and endpoint.requests == []  # before any turn
 
 
-@pytest.mark.skipif(not CONTINUES, reason="this step has no --continue (step 03 adds it)")
 def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
     tmp_path: Path, endpoint: Server
 ) -> None:
@@ -341,14 +353,14 @@ def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
     assert "assistant> Hello from good." in resumed.stdout.splitlines()
     (request,) = endpoint.requests
     sent = request["body"]["messages"]
-    assert [message["role"] for message in sent] == ["user", "assistant", "tool", "user"]
-    assert sent[2]["tool_call_id"] == sent[1]["tool_calls"][0]["id"]
+    assert [message["role"] for message in sent] == ["system", "user", "assistant", "tool", "user"]
+    assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"]
 
 
 def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split() -> None:
     """The bound counts the bytes since the last blank line, also one split across two pieces
     of the body: many small events pass however long the stream, one long event does not."""
-    from openai_model import ChunkError, events_within
+    from openai_stream import ChunkError, events_within
 
     def body(*pieces: bytes):  # noqa: ANN202 - what response.iter_bytes is
         return lambda: iter(pieces)

@@ -199,6 +199,7 @@ def test_a_sync_the_disk_refuses_says_the_line_is_written(
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert Session.open(session.path).context.messages == [user_text("one")]
 
+
 def test_a_line_being_written_when_this_run_opened_never_lends_its_id(saved: Saved) -> None:
     """Another program (a step 03 or 04 run: the lock keeps out only this step's) is midway
     through appending e7 when this run opens the file: the half line reads as damage and is

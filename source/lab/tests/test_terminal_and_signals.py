@@ -134,9 +134,11 @@ def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
     """A non-blocking pipe says "nothing yet" the way a closed one says "the end"."""
     read_end, write_end = os.pipe()
     os.set_blocking(read_end, False)  # as a parent (a node or asyncio program) can leave it
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    ))
+    process = watched(
+        subprocess.Popen(
+            MAIN, cwd=tmp_path, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    )
     os.close(read_end)
 
     def type_slowly() -> None:
@@ -152,6 +154,40 @@ def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
     assert process.returncode == 0, err
     assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
     assert b"96" in out
+
+
+class Trickle:
+    """A non-blocking standard input that has 128 bytes ready at each read, as a slow pipe
+    has; `fileno` is a pipe that is always readable, so no wait ever blocks."""
+
+    def __init__(self, data: bytes, fd: int) -> None:
+        self.data, self.at, self.fd = data, 0, fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def readline(self, limit: int) -> bytes:
+        piece = self.data[self.at : self.at + min(128, limit)]
+        self.at += len(piece)
+        return piece
+
+
+def test_a_long_line_read_in_small_pieces_costs_time_in_proportion_to_it() -> None:
+    """A 4 MB line in 128-byte pieces, each added to the line so far, cost 6 seconds of CPU
+    (8 s on the machine of the report; 0.4 s read blocking): quadratic. Joined once, 0.1 s."""
+    from terminal import MAX_INPUT_BYTES, _next_raw_line
+
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"!")
+        os.set_blocking(read_end, False)
+        line = b"x" * (4 * 1024 * 1024 - 1) + b"\n"
+        started = time.process_time()
+        assert _next_raw_line(Trickle(line, read_end), MAX_INPUT_BYTES + 1) == line  # type: ignore[arg-type]
+        assert time.process_time() - started < 2
+    finally:
+        os.close(read_end)
+        os.close(write_end)
 # <<
 
 
@@ -160,9 +196,11 @@ def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
     saved. (The run reads the pty's controller side, where that error is certain; on the
     other side a hangup can also read as a plain end of input.)"""
     controller, other_side = os.openpty()
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    ))
+    process = watched(
+        subprocess.Popen(
+            MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    )
     os.close(controller)
     os.write(other_side, b"hello\n")
     assert process.stdout is not None
@@ -178,9 +216,7 @@ def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
 
 def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path) -> None:
     with open(tmp_path / "write-only", "wb") as write_only:
-        done = subprocess.run(
-            MAIN, cwd=tmp_path, stdin=write_only, capture_output=True, timeout=60
-        )
+        done = subprocess.run(MAIN, cwd=tmp_path, stdin=write_only, capture_output=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.decode() == (
         "error: cannot read standard input: Bad file descriptor; "

@@ -37,8 +37,9 @@ def test_naive_snapshot_can_be_caught_mid_rewrite(tmp_path: Path) -> None:
     for batch in range(8):
         folder = tmp_path / str(batch)
         folder.mkdir()
-        outcomes += run_crash_trials("snapshot", runs=4, directory=folder, prefill=500,
-                                     max_delay=0.03, seed=batch)
+        outcomes += run_crash_trials(
+            "snapshot", runs=4, directory=folder, prefill=500, max_delay=0.03, seed=batch
+        )
         if summarise(outcomes).unreadable:
             break
     assert summarise(outcomes).unreadable >= 1, f"no kill hit a rewrite in {len(outcomes)} runs"
@@ -61,9 +62,16 @@ def test_a_sigkill_tears_long_lines_at_a_page_boundary(tmp_path: Path) -> None:
     # (measured). Kill in small batches until one does; 32 misses in a row would be news.
     outcomes: list[CrashOutcome] = []
     for batch in range(8):
-        outcomes += run_crash_trials("ledger", runs=4, directory=tmp_path, prefill=0,
-                                     max_delay=0.02, seed=batch, text_bytes=1_000_000,
-                                     keep_files=False)
+        outcomes += run_crash_trials(
+            "ledger",
+            runs=4,
+            directory=tmp_path,
+            prefill=0,
+            max_delay=0.02,
+            seed=batch,
+            text_bytes=1_000_000,
+            keep_files=False,
+        )
         if summarise(outcomes).torn_tails:
             break
     torn = [o for o in outcomes if o.torn_tail]

@@ -15,8 +15,9 @@ from messages import make_history, make_long_message, message_text
 
 
 def test_demo_prints_expected_output_from_another_directory(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(STEP / "demo.py")], cwd=tmp_path,
-                          capture_output=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(STEP / "demo.py")], cwd=tmp_path, capture_output=True, check=True
+    )
     assert done.stdout == (STEP / "expected-output.txt").read_bytes()
     assert list(tmp_path.iterdir()) == []  # it cleans up after itself
 
@@ -43,8 +44,12 @@ def test_measure_reports_the_bytes_the_append_wrote(tmp_path: Path) -> None:
 
 
 def test_time_ratios_divide_at_each_size() -> None:
-    costs = [AppendCost("snapshot", 10, 830, 0.5), AppendCost("ledger", 10, 137, 0.25),
-             AppendCost("snapshot", 100, 7741, 3.0), AppendCost("ledger", 100, 141, 0.5)]
+    costs = [
+        AppendCost("snapshot", 10, 830, 0.5),
+        AppendCost("ledger", 10, 137, 0.25),
+        AppendCost("snapshot", 100, 7741, 3.0),
+        AppendCost("ledger", 100, 141, 0.5),
+    ]
     assert time_ratios(costs, "snapshot", "ledger") == {10: 2.0, 100: 6.0}
 
 
@@ -58,7 +63,11 @@ def test_a_long_message_has_the_text_size_asked_for() -> None:
 def test_measure_all_gives_one_cost_per_kind_and_size_in_order(tmp_path: Path) -> None:
     costs = measure_all(("snapshot", "ledger-reopen"), [10, 100], tmp_path, repeats=2, rounds=2)
     assert [(c.kind, c.history_length) for c in costs] == [
-        ("snapshot", 10), ("ledger-reopen", 10), ("snapshot", 100), ("ledger-reopen", 100)]
+        ("snapshot", 10),
+        ("ledger-reopen", 10),
+        ("snapshot", 100),
+        ("ledger-reopen", 100),
+    ]
     # the bytes of the first timed append, the same as a store measured on its own
     assert [c.bytes_written for c in costs] == [830, 137, 7741, 141]
     assert all(c.seconds > 0 for c in costs)

@@ -46,15 +46,24 @@ def test_a_ledger_entry_is_always_one_line(tmp_path: Path) -> None:
 
 def test_ledger_file_has_the_contracts_shape(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    with LedgerStore.create(path, session_id="s1", created_at="2026-01-01T00:00:00Z",
-                            cwd="/x") as ledger:
+    with LedgerStore.create(
+        path, session_id="s1", created_at="2026-01-01T00:00:00Z", cwd="/x"
+    ) as ledger:
         for message in make_history(3):
             ledger.append(message)
     lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
-    assert lines[0] == {"type": "header", "version": 1, "id": "s1",
-                        "createdAt": "2026-01-01T00:00:00Z", "cwd": "/x"}
+    assert lines[0] == {
+        "type": "header",
+        "version": 1,
+        "id": "s1",
+        "createdAt": "2026-01-01T00:00:00Z",
+        "cwd": "/x",
+    }
     assert [(e["type"], e["id"], e["parentId"]) for e in lines[1:]] == [
-        ("message", "e1", None), ("message", "e2", "e1"), ("message", "e3", "e2")]
+        ("message", "e1", None),
+        ("message", "e2", "e1"),
+        ("message", "e3", "e2"),
+    ]
     assert lines[1]["message"] == make_history(1)[0]
 
 
@@ -82,8 +91,9 @@ def test_snapshot_rewrites_everything_and_ledger_only_the_new_line(tmp_path: Pat
     assert ledger_cost < 200 < 50 * ledger_cost < snapshot_cost
 
 
-def test_ledger_write_is_one_system_call_per_entry(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ledger_write_is_one_system_call_per_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ledger = LedgerStore.create(tmp_path / "s.jsonl")
     writes: list[bytes] = []
     real_file = ledger._file

@@ -1,0 +1,288 @@
+"""What a session's entries are, and what a line must hold to be one. Pure: no disk here.
+
+Every entry has a `type`, an `id` unique within its file, and a `parentId`: the entry it hangs
+under. The conversation is not the file's lines in order; it is the path from the leaf (the
+entry the next one will hang under) up through the parents to the first entry. While every
+entry hangs under the one before it the two agree, which is exactly why reading by line order
+looks right until the day it is not.
+
+Each kind of entry is handled here, in one place: its TypedDict, what its line must hold to be
+used (`parse_entry`) and how it is shown (one `case` in `summarize`).
+What it adds to the conversation is one `case` in `build_context`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from messages import Message, answered_in_memory, preview, shortened, summary_message
+from session_file import parse_json
+
+
+class MessageEntry(TypedDict):
+    """An entry that wraps a message. `id` and `parentId` are the file's: the model never sees
+    them."""
+
+    type: Literal["message"]
+    id: str
+    parentId: str | None  # the entry this one hangs under, None for the first
+    message: Message
+
+
+class ModelChangeEntry(TypedDict):
+    """From this entry down the path, `model` answers. Recorded as an entry, not kept in the
+    header, because a session can switch models as often as it likes: the file records what
+    happened, in the order it happened."""
+
+    type: Literal["model_change"]
+    id: str
+    parentId: str | None
+    model: str  # the name of the model switched to
+
+
+class BranchEntry(TypedDict):
+    """The leaf moved: this entry hangs under the entry moved to (`parentId`), and becomes the
+    leaf itself. Written down, not kept in memory, so that the last entry of the file is always
+    the leaf: a move survives a restart, and a reader that knows nothing of branches (step 03,
+    step 04) still walks from the last entry through this one to the right conversation."""
+
+    type: Literal["branch"]
+    id: str
+    parentId: str  # the entry moved to; the conversation continues from there
+    fromId: str | None  # the leaf moved away from (for people: the conversation ignores it)
+
+
+class CompactionEntry(TypedDict):
+    """What the model no longer needs, replaced by a summary: from this entry down the path,
+    the model is given `summary`, then the path's messages from `firstKeptId` on. Nothing
+    before is rewritten or removed: a /branch to an entry before it gets the whole history."""
+
+    type: Literal["compaction"]
+    id: str
+    parentId: str | None
+    summary: str  # what the model is given instead of the messages it replaces
+    firstKeptId: str | None  # the first entry on the path kept as it is; None keeps nothing
+
+
+# What a reader hands on: a dict with a string type and id, maybe more; a kind it does not know
+# (a later step's, a hand edit) is kept, and shown as unknown.
+Entry = dict[str, Any]
+
+
+# --- Entry ids: the one place that knows their shape ---------------------------------------
+
+MAX_ID_DIGITS = 18  # e1 .. e999999999999999999: more than any session will ever hold
+_NUMBERED_ID = re.compile(rf"e([1-9][0-9]{{0,{MAX_ID_DIGITS - 1}}})")
+
+
+def entry_id(number: int) -> str:
+    """The id of the `number`-th entry a program wrote: e1, e2, ..."""
+    return f"e{number}"
+
+
+def id_number(entry_id: str) -> int:
+    """e7 -> 7. Any other shape counts as 0: ids are data, and 4,000 digits never reach int()."""
+    match = _NUMBERED_ID.fullmatch(entry_id)
+    return int(match.group(1)) if match else 0
+
+
+# --- What a line must hold to be an entry ----------------------------------------------------
+# Whatever passes here reaches the model and the renderer, so each field they use is checked.
+
+
+class NotAnEntry(ValueError):
+    """A line that cannot be used as an entry; the message says why, in a few words."""
+
+
+def parse_entry(line: bytes) -> Entry:
+    """The entry on one line; NotAnEntry if the line is not one (blank, torn, garbage...)."""
+    if not line.strip():
+        raise NotAnEntry("a blank line")
+    record = parse_json(line)
+    if not isinstance(record, dict):
+        raise NotAnEntry("not a JSON object")
+    kind, entry_id_, parent = record.get("type"), record.get("id"), record.get("parentId")
+    if not isinstance(kind, str):
+        raise NotAnEntry("no type")
+    if kind == "header":
+        raise NotAnEntry("a second header")
+    if not isinstance(entry_id_, str):
+        raise NotAnEntry("no id")
+    if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
+        raise NotAnEntry("no parentId")  # a key lost to one flipped byte is never a new root
+    if kind == "message" and not _is_message(record.get("message")):
+        raise NotAnEntry("no message a model could be given")
+    if kind == "model_change" and not isinstance(record.get("model"), str):
+        raise NotAnEntry("a model change without a model's name")
+    if kind == "branch" and (
+        parent is None or "fromId" not in record or not _is_optional_str(record["fromId"])
+    ):
+        raise NotAnEntry("a branch without the entry it moved to, or from")
+    if kind == "compaction" and (
+        not isinstance(record.get("summary"), str)
+        or "firstKeptId" not in record
+        or not _is_optional_str(record["firstKeptId"])
+    ):
+        raise NotAnEntry("a compaction without its summary, or what it keeps")
+    return record  # a kind we do not know passes through; build_context follows its parentId
+
+
+def _is_message(value: object) -> bool:
+    """Enough of a message that the model and the renderer can use it without crashing."""
+    if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
+        return False
+    for block in content:
+        if not isinstance(block, dict):
+            return False
+        match block.get("type"):
+            case "text":
+                if not isinstance(block.get("text"), str):
+                    return False
+            case "toolCall":
+                if not (
+                    isinstance(block.get("id"), str)
+                    and isinstance(block.get("name"), str)
+                    and isinstance(block.get("arguments"), dict)
+                ):
+                    return False
+            case str():
+                pass  # a block kind this step does not show: kept, never rendered
+            case _:
+                return False
+    match value.get("role"):
+        case "user":
+            return True
+        case "assistant":
+            return value.get("stopReason") in ("stop", "toolUse")
+        case "toolResult":
+            return (
+                isinstance(value.get("toolCallId"), str)
+                and isinstance(value.get("toolName"), str)
+                and isinstance(value.get("isError"), bool)
+            )
+    return False
+
+
+def _is_optional_str(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+# --- The conversation: a walk from the leaf --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """Where the walk up from the leaf had to stop before reaching a first entry."""
+
+    entry_id: str  # the last entry the walk reached
+    parent_id: str  # the parent it names
+    reason: Literal["missing", "cycle"]  # no usable entry has that id / it was already visited
+
+    def __str__(self) -> str:
+        if self.reason == "missing":
+            return f"{self.entry_id} hangs under {self.parent_id}, which is not in the file"
+        return f"{self.entry_id} hangs under {self.parent_id}, which is already on the path"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the model is given: rebuilt from the entries on the path from the leaf."""
+
+    messages: list[Message]
+    model: str | None = None  # the last model_change on the path; None: the program's default
+    chain_break: ChainBreak | None = None  # set when the path stops short of a first entry
+
+
+@dataclass(frozen=True)
+class ActivePath:
+    """The entries from the first one down to the leaf, and where the walk stopped short."""
+
+    entries: list[Entry]
+    chain_break: ChainBreak | None
+
+
+def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePath:
+    """Walk parentId up from `leaf_id`, then reverse: the path in conversation order.
+
+    Line order is never consulted. The visited set is what makes the walk safe on a damaged
+    file: a parent cycle ends it instead of looping forever, and so does a missing parent.
+    The walk also ends at the first entry the latest compaction on the path keeps (at the
+    compaction itself if it keeps nothing): what came before is in its summary.
+    """
+    path: list[Entry] = []
+    visited: set[str] = set()
+    chain_break = None
+    kept_from: str | None = None  # set by the first compaction met: the latest on the path
+    entry = None if leaf_id is None else entries.get(leaf_id)
+    while entry is not None:
+        path.append(entry)
+        visited.add(entry["id"])
+        parent = entry["parentId"]
+        if kept_from is None and entry["type"] == "compaction":
+            kept_from = entry["id"] if entry["firstKeptId"] is None else entry["firstKeptId"]
+        if entry["id"] == kept_from:
+            break  # the summary holds the rest: a resume need not read it (session.py)
+        if parent is None:
+            break
+        entry = None if parent in visited else entries.get(parent)  # looked up once
+        if entry is None:  # Stop here: never loop, never guess where an orphan hangs.
+            reason: Literal["missing", "cycle"] = "cycle" if parent in visited else "missing"
+            chain_break = ChainBreak(path[-1]["id"], parent, reason)
+    path.reverse()
+    return ActivePath(path, chain_break)
+
+
+def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
+    """Replay: a pure function of (entries, leaf). Each kind adds what it means, in one match."""
+    path = path_to_leaf(entries, leaf_id)
+    messages: list[Message] = []
+    model = None
+    summary = None
+    for entry in path.entries:
+        match entry["type"]:
+            case "message":
+                messages.append(entry["message"])
+            case "model_change":
+                model = entry["model"]  # the last one on the path wins, not the last in the file
+            case "branch":
+                pass  # a leaf move adds nothing: its parentId already led the walk past it
+            case "compaction":
+                summary = entry["summary"]  # the walk began at what it keeps; it goes first
+            case _:
+                pass  # a kind this step does not know: its parentId was followed, that is all
+    if summary is not None:
+        messages.insert(0, summary_message(summary))
+    # A run killed between two saves, or a path that starts past a damaged line, can hold a
+    # tool call without its result, or a result without its call: pair them up.
+    return Context(answered_in_memory(messages), model, path.chain_break)
+
+
+# --- How an entry is shown (tables, graphs) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntrySummary:
+    """One entry for people: a short kind (a message's role, else the entry's type) and text."""
+
+    kind: str
+    text: str
+    known: bool  # False for a kind this step does not know
+
+
+def summarize(entry: Entry, width: int = 40) -> EntrySummary:
+    match entry["type"]:
+        case "message":
+            return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
+        case "model_change":
+            return EntrySummary("model", shortened(f"→ {entry['model']}", width), True)
+        case "branch":
+            came_from = entry["fromId"] or "-"
+            return EntrySummary("branch", f"back to {entry['parentId']} from {came_from}", True)
+        case "compaction":
+            kept = entry["firstKeptId"] or "nothing"
+            return EntrySummary("compaction", f"a summary; keeps {kept} on", True)
+        case other:
+            return EntrySummary(other, "", False)

@@ -1,0 +1,232 @@
+"""The interactive program: python main.py [--continue] [--session-dir DIR] [--compact-at N]
+
+It parses arguments, reads lines, runs the loop and saves what is new after each turn.
+With --continue it first rebuilds the most recent session's conversation and aligns the
+cursor, so only new messages are written.
+With --compact-at N it compacts first when a turn's context would be over N characters.
+Every fault a user can meet ends here as one `error:` or `warning:` line; Ctrl-C ends the run
+in one line that says what was saved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+from contextlib import suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NoReturn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
+
+from commands import Chat, compact, is_command, run_command  # noqa: E402
+from loop import TooManyRounds, run_turn  # noqa: E402
+from messages import context_size, user_text  # noqa: E402
+from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
+from render import counted, render  # noqa: E402
+from session import Session, SessionError, find_latest_session  # noqa: E402
+from terminal import (  # noqa: E402
+    InputError,
+    Terminal,
+    read_line,
+    to_stderr,
+    tolerant_streams,
+    warn,
+)
+from tools import default_tools, slowed  # noqa: E402
+
+
+class UsageError(Exception):
+    """Bad input from the command line or the environment."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One `error:` line and status 1, as for any other bad input (argparse would exit 2)."""
+        raise UsageError(f"{message} (see --help)")
+
+
+def characters(text: str) -> int:
+    """--compact-at's N: a whole number of characters, at least 1."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of characters: {text}")
+    return int(text)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
+    parser.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="resume the most recent usable session in DIR (a new one if there is none)",
+    )
+    parser.add_argument(
+        "--session-dir",
+        type=Path,
+        default=Path(".sessions"),
+        metavar="DIR",
+        help="where session files go (default: .sessions)",
+    )
+    parser.add_argument(
+        "--compact-at",
+        type=characters,
+        metavar="N",
+        help="compact first when a turn's context would be over N characters",
+    )
+    return parser.parse_args(argv)
+
+
+def new_session_id(now: datetime) -> str:
+    """Sorts by time; the random suffix keeps two runs in the same second apart."""
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def tool_delay() -> float:
+    """LAB_TOOL_DELAY, the seconds each tool call sleeps first: a turn an experiment can kill."""
+    raw = os.environ.get("LAB_TOOL_DELAY", "0")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1
+    if not 0 <= seconds <= 60:  # NaN is neither
+        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {raw!r}")
+    return seconds
+
+
+def working_directory() -> str:
+    """The header's `cwd`. A deleted folder cannot be recorded."""
+    try:
+        return os.getcwd()
+    except OSError as error:
+        raise UsageError(f"the working directory is unusable: {error.strerror}") from None
+
+
+def run(args: argparse.Namespace, terminal: Terminal) -> int:
+    if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
+        raise UsageError("standard input is closed")
+    stdin = sys.stdin.buffer
+    tools = default_tools()
+    delay = tool_delay()
+    if delay:
+        tools = slowed(tools, delay)
+    model = MODELS[DEFAULT_MODEL]
+    chat = open_session(args, terminal)
+    reported = chat.session.entries.damaged  # the damaged lines open_session has named
+    echo = not stdin.isatty()
+    try:
+        while (line := read_line(stdin, terminal, echo)) is not None:
+            if not line.strip():
+                continue
+            if is_command(line):
+                result = run_command(chat, line)
+                for shown in result.lines:
+                    terminal.say(shown)
+                # A resume from the end may leave the start of the file unread, until /tree
+                # or /branch reads it: damage found then is named too, never silently dropped.
+                reported = report_damage(chat, terminal, reported)
+                if result.exit:
+                    break
+                continue
+            compact_first_if_over(chat, line, args.compact_at, terminal)
+            model = MODELS[chat.model]  # a /model command may have switched it
+            render(run_turn(model, tools, chat.messages, user_text(line)), terminal)
+            # Stop here: the loop has only touched `chat.messages`; this writes what is new.
+            chat.save_new()
+    except KeyboardInterrupt:  # Ctrl-C: every turn finished before it is in the file
+        terminal.say("")
+        warn(terminal, f"interrupted: {what_was_saved(chat)}")
+        return 130
+    except InputError as error:
+        raise InputError(f"{error}; {what_was_saved(chat)}") from None
+    terminal.say(what_was_saved(chat))
+    return 0
+
+
+def compact_first_if_over(chat: Chat, line: str, limit: int | None, terminal: Terminal) -> None:
+    """--compact-at: compact before a turn whose context would be over `limit` characters."""
+    if limit is not None and context_size([*chat.messages, user_text(line)]) > limit:
+        done = compact(chat)
+        if done is not None:  # (with only one turn, there is nothing to compact)
+            terminal.say(f"{done}: the context was over {limit} characters")
+
+
+def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
+    """One `warning:` line for the damaged lines found since `reported`; the new count."""
+    if (found := chat.session.entries.damaged - reported) > 0:
+        lines = "line" if found == 1 else "lines"
+        shown = chat.session.path
+        warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
+    return chat.session.entries.damaged
+
+
+def what_was_saved(chat: Chat) -> str:
+    """The last line of a run: what this run added to the file, and the conversation's length
+    (with branches, the file holds more than the path)."""
+    if not chat.session.exists:
+        return "nothing to save: no session file was written"
+    path = chat.session.path
+    added = chat.written_this_run
+    others = chat.session.written - added  # entries that are no message: switches, moves
+    also = f", and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
+    saved = counted(added, "new message")
+    return f"{saved} saved to {path} ({chat.cursor} on the active path){also}"
+
+
+def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
+    """The session to write to, with the conversation so far (empty for a new one)."""
+    directory = args.session_dir
+    if args.continue_latest:
+        latest = find_latest_session(directory)
+        for unusable in latest.passed_over:
+            warn(terminal, f"{unusable}; passed over")
+        if latest.path is not None:
+            opened = Session.open(latest.path)
+            shown = latest.path
+            if opened.skipped:
+                lines = "line" if opened.skipped == 1 else "lines"
+                warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
+            if (chain_break := opened.context.chain_break) is not None:
+                start = chain_break.entry_id
+                warn(terminal, f"{shown}: {chain_break}; the conversation starts at {start}")
+            resumed = Chat.resume(opened)
+            if resumed.model.fell_back:
+                warn(terminal, resumed.model.fallback_message())
+            restored = counted(resumed.restored, "message")
+            note = f"resumed: {restored} restored, model {resumed.chat.model}"
+            terminal.say(f"session file: {shown} ({note})")
+            return resumed.chat
+        terminal.say(f"no session to continue in {directory}; starting a new one")
+    now = datetime.now(UTC)
+    session = Session.create(
+        directory,
+        session_id=new_session_id(now),
+        created_at=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        cwd=working_directory(),
+    )
+    terminal.say(f"session file: {session.path} (model {DEFAULT_MODEL})")
+    return Chat(session, [], cursor=0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    tolerant_streams()
+    terminal = Terminal(sys.stdout)
+    try:
+        return run(parse_args(argv), terminal)
+    except KeyboardInterrupt:  # before the session was opened: nothing to save yet
+        to_stderr("warning: interrupted: nothing was saved")
+        return 130
+    except (UsageError, SessionError, TooManyRounds, HistoryRefused, InputError) as error:
+        to_stderr(f"error: {error}")
+        return 1
+    except OSError as error:  # standard output failed: a closed pipe, a full disk under a log
+        to_stderr(f"error: cannot write to standard output: {error.strerror}")
+        with suppress(OSError):  # what is left for standard output goes nowhere, not to a
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # second complaint
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

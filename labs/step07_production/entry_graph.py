@@ -1,0 +1,140 @@
+"""A session's entries as a graph: each entry is a node, each parentId an edge.
+
+`network_text` shows it as indented text; the notebooks draw it as a picture (labtools.draw),
+from the node attributes set here.
+The graph knows the leaf and the path from it, which is the conversation: the picture fades an
+entry off the path (in the file, not in the history).
+New in step 05: a branch entry has its own colour, and `/tree` prints `tree_graph` of the
+entries in memory, ● on the active path, ○ off it.
+New in step 06: a compaction has its own colour, and what it summarised is off the path: the
+walk from the leaf ends at what it keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import networkx as nx
+
+from entries import Entry, path_to_leaf, summarize
+from messages import printable
+from session import read_session
+
+KIND_COLOURS = {
+    "user": "#8ecae6",
+    "assistant": "#ffb703",
+    "toolResult": "#b5e48c",
+    "model": "#cdb4db",  # a model_change: each kind in its own colour
+    "branch": "#f4978e",  # a leaf move
+    "compaction": "#ffd6a5",  # a summary stands in for what came before
+}
+# How many columns of indentation a text drawing may take in all: about 1 MB of text.
+MAX_INDENT_COLUMNS = 1_000_000
+
+
+def entry_graph(path: Path) -> nx.DiGraph:
+    """Read a session file and build the graph of its entries, its leaf marked."""
+    reading = read_session(path)
+    return tree_graph(reading.by_id, reading.leaf_id)
+
+
+def tree_graph(entries: Mapping[str, Entry], leaf: str | None) -> nx.DiGraph:
+    """The graph parent -> child of `entries`, with the path from `leaf` marked.
+
+    Node attributes: `kind`, `known`, `text`, `label`, `leaf`, `on_path` (the entry is part of
+    the conversation). A parent missing from the file gets no edge: a root.
+    Labels start with ● on the active path and ○ off it, so the text form shows the branches.
+    """
+    on_path = {entry["id"] for entry in path_to_leaf(entries, leaf).entries}
+    graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
+    for entry_id, entry in entries.items():
+        summary = summarize(entry, 34)
+        marker = "●" if entry_id in on_path else "○"
+        label = f"{marker} {unmarked(printable(entry_id))} {unmarked(summary.kind)}"
+        unknown = " (a kind this step does not know)"
+        label += f": {unmarked(summary.text)}" if summary.known else unknown
+        label += " ← leaf" if entry_id == leaf else ""
+        graph.add_node(
+            entry_id,
+            kind=summary.kind,
+            known=summary.known,
+            text=summary.text,
+            label=label,
+            on_path=entry_id in on_path,
+            leaf=entry_id == leaf,
+        )
+    for entry_id, entry in entries.items():
+        if entry["parentId"] in entries:
+            graph.add_edge(entry["parentId"], entry_id)
+    return without_cycles(graph)
+
+
+def network_text(graph: nx.DiGraph) -> str:
+    """The graph as indented text, one entry per line (what nbval compares).
+
+    Stop here: each entry is drawn 4 columns right of its parent, so a conversation of n
+    entries takes about 2n² characters: 8 MB at 2,000 entries, and a tree of 20,000 never
+    finishes. A tree that deep is listed flat instead, one line per entry naming its parent:
+    the same labels and ids, in text that grows with the number of entries.
+    """
+    if 4 * _total_depth(graph) > MAX_INDENT_COLUMNS:
+        lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
+        for node, label in graph.nodes(data="label"):
+            parents = [unmarked(printable(parent)) for parent in graph.predecessors(node)]
+            lines.append(f"{label} (under {parents[0] if parents else '-'})")
+        return "\n".join(lines)
+    lines: list[str] = []
+    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
+    return "\n".join(lines)
+
+
+def without_cycles(graph: nx.DiGraph) -> nx.DiGraph:
+    """`graph` with each parent cycle cut open, so that what is drawn is a tree.
+
+    Stop here: a damaged or hand-edited file can make entries each other's ancestors (e1 under
+    e3, e3 under e2, e2 under e1). The walk from the leaf stops at the first entry it would
+    meet a second time, and the conversation starts there; drawn uncut, the cycle shows an
+    entry twice, the leaf's mark with it. So the edge into that entry goes, and in a cycle off
+    the path, the edge into its entry that comes first in the file.
+    """
+    start, seen = graph.graph.get("leaf"), set()
+    while start in graph and start not in seen:  # up from the leaf, as the walk goes
+        seen.add(start)
+        parents = list(graph.predecessors(start))
+        if not parents or parents[0] in seen:
+            break
+        start = parents[0]
+    graph.remove_edges_from(list(nx.selfloop_edges(graph)))  # an entry its own parent
+    order = {node: index for index, node in enumerate(graph)}
+    # One parent each: every group of entries that reach each other is one cycle, and no two
+    # cycles share an entry (networkx finds the groups in linear time; simple_cycles does not).
+    for cycle in [c for c in nx.strongly_connected_components(graph) if len(c) > 1]:
+        first = start if start in cycle else min(cycle, key=order.__getitem__)
+        graph.remove_edge(next(iter(graph.predecessors(first))), first)
+    return graph
+
+
+# The marks a label gets from the program, and what the same characters become in text from
+# the file: a message that says "← leaf" must not show a second leaf.
+_MARKS = str.maketrans({"←": "<-", "●": "*", "○": "o"})
+
+
+def unmarked(text: str) -> str:
+    """`text` without the characters of the marks: for what comes from the file."""
+    return text.translate(_MARKS)
+
+
+def _total_depth(graph: nx.DiGraph) -> int:
+    """The sum of every entry's depth, an entry on a parent cycle (no root: networkx draws
+    the cycle as a chain) counted as deep as the graph is long."""
+    found = _from_the_roots(graph)
+    return sum(found.get(node, len(graph)) for node in graph)
+
+
+def _from_the_roots(graph: nx.DiGraph) -> dict[str, int]:
+    """The depth of every entry a root leads to (an entry on a parent cycle is not one)."""
+    found: dict[str, int] = {}
+    for root in (node for node, degree in graph.in_degree() if degree == 0):
+        found.update(nx.single_source_shortest_path_length(graph, root))
+    return found

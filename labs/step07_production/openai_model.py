@@ -1,0 +1,241 @@
+"""A real model behind the lab's `Model` interface: any OpenAI-compatible Chat Completions
+endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio), through the official `openai` SDK.
+
+Chosen with `--model openai:NAME`. The SDK reads the endpoint from OPENAI_BASE_URL and the key
+from OPENAI_API_KEY. Both directions of the mapping live here and in openai_stream.py, and
+nowhere else: the lab's messages become chat messages on the way out (here), and the streamed
+chunks become one lab assistant message on the way back (openai_stream.py), so the loop, the
+session file and the renderer never change. Every fault of the endpoint becomes one
+`ModelError`, which ends the turn in one line; the run goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import openai
+import orjson
+
+from messages import (
+    Message,
+    ToolCallBlock,
+    history_problem,
+    printable,
+    shortened,
+    text_of,
+    tool_calls,
+)
+from model import Done, HistoryRefused, ModelError, ModelEvent, TextDelta, ToolCallEvent
+from openai_stream import ChunkError, Deadline, DeadlinePassed, Reply, read_body
+from tools import Tool
+
+KEY_VARIABLE = "OPENAI_API_KEY"
+MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
+TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
+# The time one reply may take in all, retries included (openai_stream.Deadline): long enough
+# for a slow local model to write a long answer, short enough that a stalled one ends.
+DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
+DEADLINE = 300.0
+MAX_DEADLINE = 3600.0
+SHOWN = 200  # at most this much of an endpoint's error text goes into the error line
+# The system message every request starts with. It is the program's, not the conversation's:
+# sent first, never saved, so a session file holds only what was said.
+SYSTEM = (
+    "You are the assistant in a small teaching lab about how a conversation survives the "
+    "process that holds it: each message is saved to a session file the moment it ends, and "
+    "a later run goes on from there. Answer briefly. For arithmetic, call a tool instead of "
+    "working it out yourself. Your tools: {tools}."
+)
+_END = object()  # what `next` gives back when the stream has no chunk left
+
+
+class OpenAIModel:
+    """`openai:NAME`: the endpoint is sent `"model": "NAME"`.
+
+    Like the scripted models it checks the history first and refuses one whose tool calls and
+    results do not pair up, so the endpoint never receives a history it would reject.
+    """
+
+    def __init__(self, api_model: str) -> None:
+        self.name = f"openai:{api_model}"
+        self.api_model = api_model
+        if not os.environ.get(KEY_VARIABLE):  # the SDK would say so too, but in a traceback
+            raise ModelError(
+                f"{self.name} needs {KEY_VARIABLE} (the endpoint's key; for a local server "
+                "that ignores it, any text) and, for any endpoint but OpenAI's, OPENAI_BASE_URL"
+            )
+        key = os.environ[KEY_VARIABLE]
+        if not key.isascii() or not key.isprintable():  # it travels in an HTTP header
+            raise ModelError(f"{self.name}: {KEY_VARIABLE} holds characters a key never has")
+        self.deadline = reply_deadline(self.name)
+        try:
+            self.client = openai.OpenAI(
+                max_retries=MAX_RETRIES,
+                timeout=TIMEOUT,
+                # A redirect would send the conversation to an address no one chose.
+                http_client=openai.DefaultHttpxClient(
+                    follow_redirects=False, event_hooks={"response": [read_body]}
+                ),
+            )
+        except Exception as error:  # noqa: BLE001 - the HTTP library's own, for a broken URL
+            raise ModelError(f"{self.name}: cannot use OPENAI_BASE_URL: {shown(error)}") from None
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
+        problem = history_problem(messages)
+        if problem is not None:
+            raise HistoryRefused(self.name, problem)
+        request = self.request(messages, tools)
+        reply = Reply()
+        started = False  # a chunk came: a connection lost now was cut, not refused
+        try:
+            with Deadline(self.deadline) as deadline:
+                chunks = deadline.wait(lambda: self.client.chat.completions.create(**request))
+                try:
+                    while (chunk := deadline.wait(lambda: next(chunks, _END))) is not _END:
+                        started = True
+                        text = read_chunk(reply, chunk)
+                        if text:
+                            yield TextDelta(text)  # to the terminal as it arrives
+                finally:  # also when the turn is abandoned: the connection is let go now
+                    chunks.close()
+        except DeadlinePassed:
+            raise ModelError(
+                f"{self.name}: no whole reply within {self.deadline:g} s "
+                f"(the deadline {DEADLINE_VARIABLE} sets); nothing was kept"
+            ) from None
+        except openai.APIStatusError as error:  # 401, 429 and 5xx after the retries, 400...
+            why = shown(error)
+            if 300 <= error.status_code < 400:  # followed, it would send the conversation on
+                why = "a redirect, not followed (point OPENAI_BASE_URL where it leads)"
+            raise ModelError(f"{self.name}: HTTP {error.status_code}: {why}") from None
+        except ChunkError as error:
+            raise ModelError(f"{self.name}: the stream sent {shown(error)}; nothing kept") from None
+        except openai.APIConnectionError as error:  # refused, timed out, cut mid-stream
+            where = printable(without_password(str(self.client.base_url)))
+            if started:
+                why = f"the stream from {where} was cut ({shown(error)}); nothing was kept"
+                raise ModelError(f"{self.name}: {why}") from None
+            raise ModelError(f"{self.name}: no answer from {where}: {shown(error)}") from None
+        except openai.APIError as error:  # an error event in the middle of the stream
+            raise ModelError(f"{self.name}: the stream reported an error: {shown(error)}") from None
+        except (ValueError, RecursionError) as error:  # a chunk not JSON, or nested too deep
+            raise ModelError(
+                f"{self.name}: the stream sent a broken chunk: {shown(error)}"
+            ) from None
+        # Stop here: only a reply that ended as the API says a reply ends becomes a message.
+        # Anything else broke off, and raising before `Done` keeps it out of the history.
+        message = reply.finished(self.name)
+        for call in tool_calls(message):
+            yield ToolCallEvent(call)
+        yield Done(message)
+
+    def request(self, messages: Sequence[Message], tools: Sequence[Tool]) -> dict[str, Any]:
+        """What the endpoint is sent: the system message, then the conversation; the tools;
+        a stream, with the usage figures at its end."""
+        try:
+            sent = [chat_message(message) for message in messages]
+        except orjson.JSONEncodeError as error:  # the reader lets through none of these
+            raise ModelError(f"{self.name}: the conversation cannot be sent: {error}") from None
+        return {
+            "model": self.api_model,
+            "messages": [system_message(tools), *sent],
+            "tools": [chat_tool(tool) for tool in tools],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+
+
+def read_chunk(reply: Reply, chunk: Any) -> str:
+    """`reply.add(chunk)`, any fault of the chunk's shape turned into one ChunkError."""
+    try:
+        return reply.add(chunk)
+    except (AttributeError, TypeError, KeyError, IndexError) as error:
+        # The SDK builds chunks without checking them: any field may hold any JSON value.
+        # What `add` does not check by name fails here, as one line.
+        raise ChunkError(f"a chunk of a shape the API never sends ({error!r})") from None
+
+
+def reply_deadline(model: str) -> float:
+    """The seconds one reply may take: LAB_REPLY_DEADLINE if set, else DEADLINE."""
+    raw = os.environ.get(DEADLINE_VARIABLE)
+    if raw is None:
+        return DEADLINE
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1
+    if not 0 < seconds <= MAX_DEADLINE:  # NaN is neither
+        shown_raw = printable(shortened(repr(raw), 40))
+        raise ModelError(
+            f"{model}: {DEADLINE_VARIABLE} must be a number of seconds, over 0 and at most "
+            f"{MAX_DEADLINE:g}, not {shown_raw}"
+        )
+    return seconds
+
+
+def without_password(url: str) -> str:
+    """`url` without a user name and password, if it has them: an error line is often shared."""
+    scheme, found, rest = url.partition("://")
+    if not found:
+        return url
+    where, slash, path = rest.partition("/")
+    return f"{scheme}://{where.rpartition('@')[2]}{slash}{path}"
+
+
+def chat_message(message: Message) -> dict[str, Any]:
+    """One lab message as the Chat Completions API takes it."""
+    if message["role"] == "toolResult":
+        # The API has no error flag on a tool's answer: the model reads it in the text.
+        text = f"error: {text_of(message)}" if message["isError"] else text_of(message)
+        return {"role": "tool", "tool_call_id": message["toolCallId"], "content": text}
+    if message["role"] == "user":
+        return {"role": "user", "content": text_of(message)}
+    chat: dict[str, Any] = {"role": "assistant", "content": text_of(message) or None}
+    calls = tool_calls(message)
+    if calls:
+        chat["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": arguments_text(call)},
+            }
+            for call in calls
+        ]
+    return chat
+
+
+def arguments_text(call: ToolCallBlock) -> str:
+    """A tool call's arguments as the API takes them, a JSON string: written by the session
+    file's own writer, so that what is sent and what is saved are the same JSON."""
+    return orjson.dumps(call["arguments"]).decode()
+
+
+def system_message(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The program's own first message (SYSTEM), naming the tools this run offers."""
+    return {"role": "system", "content": SYSTEM.format(tools=", ".join(t.name for t in tools))}
+
+
+def chat_tool(tool: Tool) -> dict[str, Any]:
+    """A lab tool offered as a function. The lab writes parameters as {name: JSON type};
+    the API wants a JSON schema of an object with those properties, all required."""
+    properties = {name: {"type": kind} for name, kind in tool.parameters.items()}
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": list(properties),
+            },
+        },
+    }
+
+
+def shown(error: Exception) -> str:
+    """An endpoint's error text, on one short printable line."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return printable(shortened(text, SHOWN))

@@ -1,0 +1,233 @@
+"""Compaction: a summary stands in for what the model no longer needs, as one more line.
+
+The context at a leaf whose path holds a compaction is its summary, then the path's messages
+from its first kept entry on; the latest compaction on the path wins, a branch to an entry
+before it gets the whole history back, and nothing in the file is rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import RunMain, Saved, save_conversation
+
+from commands import Chat, compact, run_command
+from entries import build_context, path_to_leaf
+from loop import run_turn
+from messages import Message, history_problem, summary_in, text_of, user_text
+from model import SUMMARY_LINES, SUMMARY_WIDTH, ScriptedModel
+from session import Session, read_session
+from tools import default_tools
+
+THREE_TURNS = ["hello", "what is 12*8", "what is 2+3"]
+
+
+def chat_on(path: Path) -> Chat:
+    return Chat.resume(Session.open(path)).chat
+
+
+def say(chat: Chat, text: str) -> None:
+    """One turn, as main.py runs it: the loop, then the save."""
+    for _ in run_turn(ScriptedModel(), default_tools(), chat.messages, user_text(text)):
+        pass
+    chat.save_new()
+
+
+def user_lines(messages: list[Message]) -> list[str]:
+    return [text_of(m) for m in messages if m["role"] == "user" and summary_in(m) is None]
+
+
+def summaries(messages: list[Message]) -> list[str]:
+    return [s for s in map(summary_in, messages) if s is not None]
+
+
+@pytest.fixture
+def three_turns(tmp_path: Path) -> Saved:
+    return save_conversation(tmp_path / ".sessions", "three", THREE_TURNS)
+
+
+def test_a_compaction_is_one_line_and_the_context_is_the_summary_then_the_last_turn(
+    three_turns: Saved,
+) -> None:
+    before = three_turns.path.read_bytes()
+    chat = chat_on(three_turns.path)
+    done = compact(chat)
+    assert done is not None and (done.summarised, done.kept) == (6, 4)
+    after = three_turns.path.read_bytes()
+    assert after.startswith(before)  # not a byte of what it summarises is rewritten
+    [line] = after[len(before) :].splitlines()
+    entry = orjson.loads(line)
+    assert (entry["type"], entry["parentId"], entry["firstKeptId"]) == ("compaction", "e10", "e7")
+    # What the model is given now, in memory and after a restart alike:
+    for messages in (chat.messages, Session.open(three_turns.path).context.messages):
+        [summary] = summaries(messages)
+        assert summary_in(messages[0]) == summary
+        assert messages[1:] == three_turns.messages[6:]  # the last turn, whole
+        assert history_problem(messages) is None
+
+
+def test_the_summary_names_each_user_line_and_result_so_results_are_still_recalled(
+    three_turns: Saved,
+) -> None:
+    chat = chat_on(three_turns.path)
+    compact(chat)
+    summary = summary_in(chat.messages[0])
+    assert summary == "- asked: hello\n- asked: what is 12*8\n- calc(12*8) -> 96"
+    branch_to_a_turn_of_its_own = run_command(chat, "/branch e11")  # the compaction itself
+    assert branch_to_a_turn_of_its_own.lines[0].startswith("already at")
+    say(chat, "what was the result")  # the kept turn's 5 is newest
+    assert text_of(chat.messages[-1]) == "The last result was 5 (2+3)."
+    compact(chat)  # now 2+3 is summarised too, and no result is left unsummarised
+    say(chat, "what was the result")
+    assert not [m for m in chat.messages if m["role"] == "toolResult"]
+    assert text_of(chat.messages[-1]) == "The last result was 5 (2+3)."
+
+
+def test_a_second_compaction_keeps_what_the_first_one_summarised(three_turns: Saved) -> None:
+    """pi #2608: a second compaction that summarises only what came after the first one
+    loses everything the first one held. Every user line before either must survive."""
+    chat = chat_on(three_turns.path)
+    compact(chat)
+    say(chat, "what is 7*6")
+    say(chat, "what was the result")
+    compact(chat)
+    resumed = Session.open(three_turns.path).context.messages
+    [summary] = summaries(resumed)  # the latest wins: one summary, not two
+    asked = re.findall(r"^- asked: (.*)$", summary, re.MULTILINE)
+    assert asked == [*THREE_TURNS, "what is 7*6"]  # nothing said before either is lost
+    assert user_lines(resumed) == ["what was the result"]
+
+
+def test_nothing_to_compact_is_refused_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    one_turn = save_conversation(tmp_path / ".sessions", "one", ["what is 12*8"])
+    chat = chat_on(one_turn.path)
+    before = one_turn.path.read_bytes()
+    assert run_command(chat, "/compact").lines == [
+        "nothing to compact: only the last turn, or a summary, is there"
+    ]
+    say(chat, "hello")
+    assert run_command(chat, "/compact").lines[0].startswith("compacted: ")
+    twice = one_turn.path.read_bytes()
+    assert len(twice.splitlines()) == len(before.splitlines()) + 3  # two messages, a compaction
+    assert run_command(chat, "/compact").lines[0].startswith("nothing to compact")  # again
+    assert one_turn.path.read_bytes() == twice
+
+
+def test_a_branch_to_before_a_compaction_gets_the_whole_history_back(three_turns: Saved) -> None:
+    chat = chat_on(three_turns.path)
+    compact(chat)
+    say(chat, "what is 7*6")
+    lines = run_command(chat, "/branch e6").lines  # the answer to 12*8, before the compaction
+    assert lines[0].startswith("moved to e6: 6 messages on the path")
+    assert summaries(chat.messages) == [] and chat.messages == three_turns.messages[:6]
+    say(chat, "what was the result")
+    assert text_of(chat.messages[-1]) == "The last result was 96 (12*8)."
+    resumed = Session.open(three_turns.path).context.messages
+    assert resumed == chat.messages
+
+
+TURNS_WITH_CALLS = [
+    "hello",
+    "what is 1+1",
+    "what is 2**10000",  # a tool error, then an answer
+    "what was the result",
+    "what is 3*3",
+    "what is 4*4",
+]
+
+
+@pytest.mark.parametrize("turns", range(2, len(TURNS_WITH_CALLS) + 1))
+def test_the_boundary_never_cuts_a_tool_call_from_its_result(tmp_path: Path, turns: int) -> None:
+    saved = save_conversation(tmp_path / "s", "calls", TURNS_WITH_CALLS[:turns])
+    chat = chat_on(saved.path)
+    assert compact(chat) is not None
+    kept = chat.session.entries[chat.session.entries[chat.session.leaf_id]["firstKeptId"]]
+    assert kept["message"]["role"] == "user"  # where a turn starts
+    assert history_problem(chat.messages) is None  # a real API takes this history
+    say(chat, "what is 5*5")  # and the model does
+    assert text_of(chat.messages[-1]) == "5*5 = 25."
+
+
+def test_a_compaction_line_does_not_grow_with_the_session(tmp_path: Path) -> None:
+    """No list of ids, and a summary of at most SUMMARY_LINES lines of SUMMARY_WIDTH: the
+    80th compaction is no bigger than the 10th (history re-embedded each time would be)."""
+    saved = save_conversation(tmp_path / "s", "long", ["hello"])
+    chat = chat_on(saved.path)
+    sizes = []
+    for number in range(80):
+        say(chat, f"what is {number}+{number}")
+        assert compact(chat) is not None
+        line = saved.path.read_bytes().splitlines()[-1]
+        assert len(re.findall(rb'"e[0-9]+"', line)) == 3  # its own id, its parent, what it keeps
+        sizes.append(len(line))
+    assert max(sizes) <= 200 + SUMMARY_LINES * (SUMMARY_WIDTH + 1)
+    assert max(sizes[10:]) - min(sizes[10:]) < SUMMARY_WIDTH  # flat: the newest lines only
+    summary = summary_in(Session.open(saved.path).context.messages[0]) or ""
+    assert summary.splitlines()[-1] == "- calc(78+78) -> 156"  # newest first to be kept
+
+
+def test_a_damaged_compaction_line_is_skipped_and_the_whole_path_comes_back(
+    three_turns: Saved,
+) -> None:
+    chat = chat_on(three_turns.path)
+    compact(chat)
+    good = three_turns.path.read_bytes()
+    for broken in (
+        b'{"type":"compaction","id":"e11","parentId":"e10","firstKeptId":"e7"}',  # no summary
+        b'{"type":"compaction","id":"e11","parentId":"e10","summary":"s"}',  # nothing kept?
+        b'{"type":"compaction","id":"e11","parentId":"e10","summary":"s","firstKeptId":7}',
+    ):
+        lines = good.splitlines()
+        three_turns.path.write_bytes(b"\n".join([*lines[:-1], broken]) + b"\n")
+        resumed = Session.open(three_turns.path)
+        assert resumed.skipped == 1
+        assert resumed.context.messages == three_turns.messages  # no summary, every message
+
+
+def test_a_compaction_that_keeps_nothing_gives_the_summary_alone(three_turns: Saved) -> None:
+    """firstKeptId null: no program of the lab writes it, but a reader must take it (another
+    program may summarise everything)."""
+    with three_turns.path.open("ab") as file:
+        file.write(b'{"type":"compaction","id":"e11","parentId":"e10","summary":"all of it",')
+        file.write(b'"firstKeptId":null}\n')
+    context = Session.open(three_turns.path).context
+    assert [summary_in(m) for m in context.messages] == ["all of it"]
+
+
+def test_a_first_kept_entry_that_is_not_on_the_path_keeps_the_whole_path(
+    three_turns: Saved,
+) -> None:
+    """A hand edit, say: the walk never meets it, so it goes to the start, summary first."""
+    with three_turns.path.open("ab") as file:
+        file.write(b'{"type":"compaction","id":"e11","parentId":"e10","summary":"s",')
+        file.write(b'"firstKeptId":"e99"}\n')
+    reading = read_session(three_turns.path)
+    path = path_to_leaf(reading.by_id, reading.leaf_id)
+    assert [e["id"] for e in path.entries][0] == "e1" and path.chain_break is None
+    messages = build_context(reading.by_id, reading.leaf_id).messages
+    assert summaries(messages) == ["s"] and messages[1:] == three_turns.messages
+
+
+def test_compact_at_compacts_before_a_turn_that_would_be_over_the_limit(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    script = "hello\nwhat is 12*8\nwhat is 2+3\nwhat was the result\n"
+    done = run_main(script, "--compact-at", "900")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.decode().splitlines() if "compacted:" in line]
+    assert said and all(line.endswith("the context was over 900 characters") for line in said)
+    assert "The last result was 5 (2+3)." in done.stdout.decode()
+    [path] = (tmp_path / ".sessions").glob("*.jsonl")
+    kinds = [orjson.loads(line)["type"] for line in path.read_bytes().splitlines()[1:]]
+    assert kinds.count("compaction") == len(said)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "x", "1e3", "٣"])
+def test_compact_at_takes_a_whole_number_of_characters(run_main: RunMain, value: str) -> None:
+    done = run_main("hello\n", "--compact-at", value)
+    assert done.returncode == 1
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("error: argument --compact-at: not a number of characters: ")

@@ -1,0 +1,131 @@
+"""A resume reads only as much of the file as the context needs: with a compaction on the
+path, the lines before its first kept entry are never read. Whatever the file, what it
+rebuilds is what a read of the whole file in order rebuilds."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import RunMain, save_conversation
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import session_file
+from commands import Chat, compact, run_command
+from entries import build_context
+from entry_index import EntryIndex
+from loop import run_turn
+from messages import user_text
+from model import ScriptedModel
+from session import Session, read_session
+from session_file import read_lines
+from tools import default_tools
+
+TURNS = ["hello", "what is 12*8", "what is 2+3", "what is 7*6"]
+
+
+def say(chat: Chat, text: str) -> None:
+    for _ in run_turn(ScriptedModel(), default_tools(), chat.messages, user_text(text)):
+        pass
+    chat.save_new()
+
+
+def damage_line(path: Path, number: int) -> None:
+    """Line `number` (the header is 0) made unreadable, its length kept."""
+    lines = path.read_bytes().split(b"\n")
+    lines[number] = b"\xff" * len(lines[number])
+    path.write_bytes(b"\n".join(lines))
+
+
+def whole_index(path: Path) -> EntryIndex:
+    """Every line of the file indexed in order, as a resume without compactions does."""
+    index = EntryIndex()
+    with read_lines(path) as lines:
+        for batch in lines.batches:
+            index.add_lines(batch)
+    return index
+
+
+def compacted(tmp_path: Path, turns: list[str] = TURNS) -> Path:
+    """The turns, a compaction that keeps the last, and one turn more."""
+    saved = save_conversation(tmp_path / ".sessions", "long", turns)
+    chat = Chat.resume(Session.open(saved.path)).chat
+    assert compact(chat) is not None
+    say(chat, "what was the result")
+    return saved.path
+
+
+def test_the_lines_before_what_a_compaction_keeps_are_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proof that they are not read: damage there goes unnoticed until /tree reads it.
+    (Blocks of 256 bytes here: a first block of a megabyte holds all of so small a file.)"""
+    monkeypatch.setattr(session_file, "FIRST_BLOCK", 256)
+    path = compacted(tmp_path)
+    damage_line(path, 2)  # e2, long summarised
+    resumed = Session.open(path)
+    assert resumed.skipped == 0  # never read
+    assert [m["role"] for m in resumed.context.messages] == [
+        *["user", "user", "assistant", "toolResult", "assistant"],  # the summary, the kept turn
+        *["user", "assistant"],
+    ]
+    assert "e2" not in resumed.session.entries and resumed.session.entries.new_id() == "e18"
+    resumed.session.read_all()  # as /tree and /branch do: the rest is read, and counted
+    assert "e1" in resumed.session.entries and resumed.session.entries.damaged == 1
+
+
+def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main: RunMain) -> None:
+    """Two megabytes said after the damage put it beyond the first block main.py reads."""
+    path = compacted(tmp_path, ["hello", "x" * 2_000_000, *TURNS[1:]])
+    damage_line(path, 2)
+    done = run_main("/tree\n", "--continue")
+    assert done.returncode == 0
+    assert done.stderr.decode().splitlines() == [
+        f"warning: skipped 1 more damaged line in {path.relative_to(tmp_path)}"
+    ]
+    assert "○ e1 user: hello" in done.stdout.decode()  # faded: summarised
+
+
+def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
+    saved = save_conversation(tmp_path / ".sessions", "long", TURNS)
+    damage_line(saved.path, 2)
+    resumed = Session.open(saved.path)
+    assert resumed.skipped == 1  # the walk went back to the start, and met it
+    assert resumed.context.chain_break is not None  # e3 hangs under the damaged e2
+
+
+OPERATIONS = st.lists(
+    st.one_of(
+        st.sampled_from(["hello", "what is 3*4", "what was the result", "/compact", "/reopen"]),
+        st.sampled_from(["/model scripted-v2", "/model scripted-v1"]),
+        st.integers(min_value=1, max_value=60).map(lambda n: f"/branch e{n}"),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(operations=OPERATIONS, block=st.sampled_from([16, 100, 1000]))
+def test_a_resume_from_the_end_rebuilds_what_a_whole_read_rebuilds(
+    operations: list[str], block: int
+) -> None:
+    """Any session the program writes: turns, model switches, branches, compactions, restarts.
+    Tiny blocks, so that every resume reads the file in many pieces."""
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session_file, "FIRST_BLOCK", block)
+        path = save_conversation(Path(folder), "s", ["hello"]).path
+        chat = Chat.resume(Session.open(path)).chat
+        for operation in operations:
+            if operation == "/reopen":
+                chat = Chat.resume(Session.open(path)).chat
+            elif operation.startswith("/"):
+                run_command(chat, operation)
+            else:
+                say(chat, operation)
+        resumed = Session.open(path)
+        whole = read_session(path)
+        assert resumed.session.leaf_id == whole.leaf_id
+        assert resumed.context == build_context(whole.by_id, whole.leaf_id)
+        assert resumed.session.entries.new_id() == whole_index(path).new_id()  # ids unique

@@ -1,0 +1,226 @@
+"""The terminal and the stop signals, through main.py as a real process: a standard input that
+cannot be read, or that is not blocking, and a stop signal ignored when the run started."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+
+from terminal import Terminal, read_line
+
+STEP_DIR = Path(__file__).resolve().parent.parent
+MAIN = [sys.executable, str(STEP_DIR / "main.py")]
+
+# main.py with each save slowed down and announced on stderr, so a signal can land inside one.
+SLOW_SAVE = """
+import runpy, sys, time
+sys.argv = sys.argv[1:]
+sys.path.insert(0, {step!r})
+import commands
+save_new = commands.Chat.save_new
+def slowly(self):
+    print("[saving]", file=sys.stderr, flush=True)
+    time.sleep(0.5)
+    return save_new(self)
+commands.Chat.save_new = slowly
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def user_lines(folder: Path) -> list[str]:
+    """The user's lines in every session file of `folder`, in file order."""
+    texts = []
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_bytes().splitlines()[1:]:
+            entry = orjson.loads(line)
+            message = entry.get("message", {})
+            if message.get("role") == "user":
+                texts.append(message["content"][0]["text"])
+    return texts
+
+
+def ignoring(signum: int) -> Callable[[], None]:
+    """A preexec_fn: the child starts with `signum` ignored, the other two at their default."""
+
+    def preexec() -> None:
+        for other in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(other, signal.SIG_DFL)
+        signal.signal(signum, signal.SIG_IGN)  # what nohup and a background job do
+
+    return preexec
+
+
+def watched(process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """Killed after 60 seconds: a run that hangs fails its test instead of hanging it."""
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    return process
+
+
+def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
+    seen = b""
+    while seen.count(marker) < count:
+        byte = stream.read(1)  # type: ignore[attr-defined]
+        assert byte, f"the process ended before {marker!r}: {seen[-300:]!r}"
+        seen += byte
+    return seen
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: int) -> None:
+    """`nohup main.py` and `main.py &` ask for SIGHUP and SIGINT to be ignored: the run goes on."""
+    process = watched(subprocess.Popen(
+        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, preexec_fn=ignoring(signum),
+    ))  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"hello\n")
+    process.stdin.flush()
+    read_until(process.stdout, b"you> ", 2)  # the first turn is over
+    process.send_signal(signum)
+    time.sleep(0.3)
+    assert process.poll() is None, "the run ended on a signal it was started ignoring"
+    _, err = process.communicate(b"what is 12*8\n", timeout=60)
+    assert process.returncode == 0 and err == b""
+    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+
+
+def test_a_stop_signal_ignored_at_start_stays_ignored_during_a_save(tmp_path: Path) -> None:
+    """A save holds the stop signals back; it must not take over one that was ignored."""
+    wrapper = SLOW_SAVE.format(step=str(STEP_DIR))
+    process = watched(subprocess.Popen(
+        [sys.executable, "-c", wrapper, *MAIN[1:]], cwd=tmp_path, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignoring(signal.SIGINT),
+    ))  # fmt: skip
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write(b"hello\n")
+    process.stdin.flush()
+    read_until(process.stderr, b"[saving]\n")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(b"what is 12*8\n", timeout=60)
+    assert process.returncode == 0, err
+    assert [line for line in err.decode().splitlines() if line != "[saving]"] == []
+    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+
+
+def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
+    tmp_path: Path,
+) -> None:
+    """A non-blocking pipe says "nothing yet" the way a closed one says "the end"."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)  # as a parent (a node or asyncio program) can leave it
+    process = watched(
+        subprocess.Popen(
+            MAIN, cwd=tmp_path, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    )
+    os.close(read_end)
+
+    def type_slowly() -> None:
+        for piece in (b"hel", b"lo\n", b"what is ", b"12*8\n"):
+            time.sleep(0.3)
+            os.write(write_end, piece)
+        os.close(write_end)
+
+    typist = threading.Thread(target=type_slowly)
+    typist.start()
+    out, err = process.communicate(timeout=60)
+    typist.join()
+    assert process.returncode == 0, err
+    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+    assert b"96" in out
+
+
+class Trickle:
+    """A non-blocking standard input that has 128 bytes ready at each read, as a slow pipe
+    has; `fileno` is a pipe that is always readable, so no wait ever blocks."""
+
+    def __init__(self, data: bytes, fd: int) -> None:
+        self.data, self.at, self.fd = data, 0, fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def readline(self, limit: int) -> bytes:
+        piece = self.data[self.at : self.at + min(128, limit)]
+        self.at += len(piece)
+        return piece
+
+
+def test_a_long_line_read_in_small_pieces_costs_time_in_proportion_to_it() -> None:
+    """A 4 MB line in 128-byte pieces, each added to the line so far, cost 6 seconds of CPU
+    (8 s on the machine of the report; 0.4 s read blocking): quadratic. Joined once, 0.1 s."""
+    from terminal import MAX_INPUT_BYTES, _next_raw_line
+
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"!")
+        os.set_blocking(read_end, False)
+        line = b"x" * (4 * 1024 * 1024 - 1) + b"\n"
+        started = time.process_time()
+        assert _next_raw_line(Trickle(line, read_end), MAX_INPUT_BYTES + 1) == line  # type: ignore[arg-type]
+        assert time.process_time() - started < 2
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
+    """Reading a terminal whose other side has closed fails with EIO: one line, what was
+    saved. (The run reads the pty's controller side, where that error is certain; on the
+    other side a hangup can also read as a plain end of input.)"""
+    controller, other_side = os.openpty()
+    process = watched(
+        subprocess.Popen(
+            MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    )
+    os.close(controller)
+    os.write(other_side, b"hello\n")
+    assert process.stdout is not None
+    read_until(process.stdout, b"you> ", 2)  # the first turn is over and saved
+    os.close(other_side)  # the terminal goes away
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    [line] = err.decode().splitlines()
+    assert line.startswith("error: cannot read standard input: Input/output error; ")
+    assert "saved to" in line
+    assert user_lines(tmp_path / ".sessions") == ["hello"]
+
+
+def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path) -> None:
+    with open(tmp_path / "write-only", "wb") as write_only:
+        done = subprocess.run(MAIN, cwd=tmp_path, stdin=write_only, capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        "error: cannot read standard input: Bad file descriptor; "
+        "nothing to save: no session file was written\n"
+    )
+    assert not (tmp_path / ".sessions").exists()
+
+
+def test_a_line_cut_short_is_ended_before_what_standard_error_says() -> None:
+    """A reply that breaks off mid-stream leaves its line open; the `error:` line after it must
+    start a line of its own. A line the user typed at a terminal was ended by its Enter."""
+    screen = io.StringIO()
+    terminal = Terminal(screen)
+    terminal.write("assistant> Let me use")
+    terminal.end_line()
+    terminal.end_line()  # once: a line already ended gets no empty line
+    assert screen.getvalue() == "assistant> Let me use\n"
+
+    typed = io.BytesIO(b"hello\n")
+    assert read_line(typed, terminal, echo=False) == "hello"  # as at a terminal: no echo
+    terminal.end_line()
+    assert screen.getvalue().endswith("you> ")  # the terminal's own echo ended that line
