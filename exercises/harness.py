@@ -1,11 +1,9 @@
 """What every check is made of, written once: the student's code beside the shipped solution,
-run on the same input, and the first difference said in words. Subjects (`subjects`, `command`
-through the step's own dispatcher, `Subject.call` and the line that returned), sessions
-(`say`, `play`, `same_plays`), audits (`Writes`, `ReadOnly`, `Snapshot`), words (`short`,
-`difference`, `fail`: the rule, the input, the difference), processes (`in_a_new_process`,
-`killed_in_a_tool`) and generated inputs (`for_all`, deterministic; `trees`, `odd_values`).
-Step modules are imported where they are used: step 01 has no session, and no commands.
-"""
+on the same input, the first difference said in words. Subjects (`subjects`, `command`: the
+step's own dispatcher), sessions (`say`, `play`, `same_plays`), audits (`Writes`, `ReadOnly`,
+`Snapshot`), words (`fail`: the rule, the input, the difference), processes
+(`in_a_new_process`, `killed_in_a_tool`), generated inputs (`for_all`, `trees`, `odd_values`).
+Step modules are imported where they are used: step 01 has no session, and no commands."""
 
 from __future__ import annotations
 
@@ -163,9 +161,8 @@ def subjects(module: ModuleType) -> tuple[Subject, Subject]:
     theirs = dict(table)
     table.clear()
     table.update(mine)  # the student's module's table stays the one in force
-    return Subject(module, Path(module.__file__ or "").resolve(), mine), Subject(
-        solution, path.resolve(), theirs
-    )
+    student = Subject(module, Path(module.__file__ or "").resolve(), mine)
+    return student, Subject(solution, path.resolve(), theirs)
 
 
 def command(subject: Subject, chat: Any, line: str) -> Outcome:
@@ -228,8 +225,8 @@ def say(chat: Any, text: str) -> None:
 
 
 class Writes:
-    """Every entry written through Session.append_entry, with the stack that wrote it. Put in
-    place by a check's before_load, so any way of reaching the write path is seen."""
+    """Every entry written through Session.append_entry, with the stack that wrote it (put in
+    place by a check's before_load, so any way of reaching the write path is seen)."""
 
     def __init__(self) -> None:
         session_class = importlib.import_module("session").Session
@@ -317,11 +314,9 @@ def same_plays(
         rule = lambda what, fallback, word=word: (  # noqa: E731
             rules.get(f"{what} {word}") or rules.get(what) or rules[fallback]
         )
-        if len(got.entries) != len(want.entries) or not all(
-            covers(g, w) for g, w in zip(got.entries, want.entries, strict=True)
-        ):
-            said = file_difference(got.entries, want.entries)
-            fail(rule("file", "file"), case, said, got.line)
+        pairs = zip(got.entries, want.entries, strict=True)  # compared once the lengths agree
+        if len(got.entries) != len(want.entries) or not all(covers(g, w) for g, w in pairs):
+            fail(rule("file", "file"), case, file_difference(got.entries, want.entries), got.line)
         for key, value in want.state.items():
             if (held := got.state.get(key)) != value:
                 said = f"{key} is {short(held, 30)}, expected {short(value, 30)}"
@@ -355,10 +350,9 @@ def lines(script: Sequence[str], width: int = 50) -> str:
 
 
 class ReadOnly:
-    """Files a call may only read: made mode 444, and every open of them for writing refused
-    (EACCES, as the kernel refuses it for a read-only file) and recorded, since chmod alone
-    stops nothing when the checks run as root. Put in place by a check's before_load, so every
-    os.open (the step's writer's too), open() and Path.open() is seen."""
+    """Files a call may only read: mode 444, and every open for writing refused (EACCES) and
+    recorded, since chmod alone stops nothing for root. Put in place by a check's before_load,
+    so every os.open (the step's writer's too), open() and Path.open() is seen."""
 
     def __init__(self) -> None:
         import builtins
@@ -452,10 +446,9 @@ def _child(subject: Subject, code: str, args: Sequence[str]) -> list[str]:
 def in_a_new_process(subject: Subject, code: str, *args: str) -> Any:
     """Run `code` in a fresh interpreter with the subject's module loaded as `module`: only
     the files survive into it. The code prints one JSON value last, which is returned."""
+    arguments = _child(subject, code, args)
     try:
-        done = subprocess.run(
-            _child(subject, code, args), capture_output=True, timeout=CHILD_SECONDS
-        )
+        done = subprocess.run(arguments, capture_output=True, timeout=CHILD_SECONDS)
     except subprocess.TimeoutExpired:
         raise AssertionError(f"a new process took over {CHILD_SECONDS} s") from None
     if done.returncode != 0:

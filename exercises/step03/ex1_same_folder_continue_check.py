@@ -62,7 +62,7 @@ def alike(pair: tuple[h.Subject, h.Subject], files: list[tuple[str, int]], asked
             raise AssertionError(f"{RULE}; {case}: {got.said()}") from got.error
         if not isinstance(got.value, str | os.PathLike | None) or got.value != want.value and (
             got.value is None or Path(got.value) != want.value
-        ):
+        ):  # fmt: skip
             said = f"{shown(got.value, files)}, expected {shown(want.value, files)}"
             h.fail(RULE, case, said, got.line)
 

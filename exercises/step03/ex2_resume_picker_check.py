@@ -68,7 +68,7 @@ def row_of(row: object) -> dict[str, object]:
             "modified": modified}  # fmt: skip
 
 
-def chosen_alike(pair: tuple[h.Subject, h.Subject], files: list[tuple[str, int]], answer: str) -> None:  # noqa: E501
+def chosen_alike(pair: tuple[h.Subject, h.Subject], files: list[tuple[str, int]], answer: str) -> None:  # noqa: E501  # fmt: skip
     with tempfile.TemporaryDirectory() as folder:
         build(Path(folder), files)
         rows = pair[1].module.list_sessions(folder)  # the solution's rows: choose alone is tried

@@ -95,6 +95,7 @@ def restored_alike(pair: tuple[h.Subject, h.Subject], tree: h.Tree) -> None:
 def branched() -> list[h.Tree]:
     """The named trees: the file's last change on a branch the leaf left; the path's first
     change and its last; a change beyond a broken chain; a model switch after the change."""
+
     def tree(leaf: str, *entries: tuple[str, str | None, dict[str, Any]]) -> h.Tree:
         made = {f"e{n}": {"type": kind, "id": f"e{n}", "parentId": parent, **fields}
                 for n, (kind, parent, fields) in enumerate(entries, start=1)}  # fmt: skip

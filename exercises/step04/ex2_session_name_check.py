@@ -95,6 +95,7 @@ def named_alike(pair: tuple[h.Subject, h.Subject], tree: h.Tree) -> None:
 def special() -> list[h.Tree]:
     """The named trees: the file's last name on a branch the leaf left; the path's first name
     and its last; a first question on a tree the leaf left; two questions; no name, no text."""
+
     def tree(leaf: str, *entries: tuple[str, str | None, dict[str, Any]]) -> h.Tree:
         made = {f"e{n}": {"type": kind, "id": f"e{n}", "parentId": parent, **fields}
                 for n, (kind, parent, fields) in enumerate(entries, start=1)}  # fmt: skip
@@ -106,13 +107,13 @@ def special() -> list[h.Tree]:
     info, message = "session_info", "message"
     return [
         tree("e3", (message, None, said("user", "q")), (info, "e1", {"name": "x"}),
-             (message, "e1", said("assistant", "a"))),  # fmt: skip
+             (message, "e1", said("assistant", "a"))),
         tree("e3", (info, None, {"name": "old"}), (info, "e1", {"name": "new"}),
-             (message, "e2", said("user", "q"))),  # fmt: skip
+             (message, "e2", said("user", "q"))),
         tree("e3", (message, None, said("user", "left")), (message, None, said("user", "here")),
-             (message, "e2", said("assistant", "a"))),  # fmt: skip
+             (message, "e2", said("assistant", "a"))),
         tree("e3", (message, None, said("user", "first")), (message, "e1", said("user", "second")),
-             ("model_change", "e2", {"model": "v2"})),  # fmt: skip
+             ("model_change", "e2", {"model": "v2"})),
         tree("e2", (info, None, {"name": "tax"}), (info, "e1", {"name": 7})),
         tree("e2", (info, None, {"name": "tax"}), ("model_change", "e1", {"model": "v2"})),
-    ]
+    ]  # fmt: skip

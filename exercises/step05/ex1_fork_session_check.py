@@ -36,8 +36,8 @@ NAMED = [
     ("the labelled parent", ["hello", "what is 12*8", "/branch e2", "label bad e4", "label here e7",
                              "label odd list", "summary e6", "label good e2", "hello"]),
 ]  # fmt: skip
-NO_SESSION = {"empty": b"", "notes": b"my notes\n",
-              "future": b'{"type":"header","version":2,"id":"f","createdAt":"","cwd":"/"}\n'}
+FUTURE = b'{"type":"header","version":2,"id":"f","createdAt":"","cwd":"/"}\n'
+NO_SESSION = {"empty": b"", "notes": b"my notes\n", "future": FUTURE}
 AUDIT: list[h.ReadOnly] = []
 
 

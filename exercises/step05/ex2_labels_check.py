@@ -97,6 +97,7 @@ def found_alike(pair: tuple[h.Subject, h.Subject], tree: h.Tree) -> None:
 def special() -> list[h.Tree]:
     """The named trees: a name labelled twice; a latest label naming no text; a label of no
     name's; a label whose name is a list among the others."""
+
     def labels(*fields: dict[str, Any]) -> h.Tree:
         return h.Tree({f"e{n}": {"type": "label", "id": f"e{n}", "parentId": None, **f}
                        for n, f in enumerate(fields, start=1)}, "e1")  # fmt: skip

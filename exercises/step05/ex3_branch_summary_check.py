@@ -77,7 +77,7 @@ def noted(messages: list[Any], entries: Any) -> list[Any]:
                         "branch_summary" and isinstance(e.get("summary"), str)),
                        key=lambda pair: -len(pair[0]))  # fmt: skip
     return [next((f"note {i}" for s, i in summaries if s in text_of(m)), m)
-            if m["role"] == "user" and m not in said else m for m in messages]
+            if m["role"] == "user" and m not in said else m for m in messages]  # fmt: skip
 
 
 def held(lines: list[Any]) -> list[Any]:

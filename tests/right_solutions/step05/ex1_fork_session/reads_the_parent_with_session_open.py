@@ -16,6 +16,7 @@ SKIPPED_KEYS = ("type", "id", "parentId")
 LEFT_OUT = ("branch",)
 NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}
 
+
 def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:

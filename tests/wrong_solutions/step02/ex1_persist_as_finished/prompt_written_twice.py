@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from loop import LoopEvent, MessageEnd, TurnStart
 from session import Session
 
-EXPECTED_FAIL = 'it kept user+user+assistant, expected user+assistant'
+EXPECTED_FAIL = "it kept user+user+assistant, expected user+assistant"
 
 
 def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from session import UnusableSessionFile, read_header
 
-EXPECTED_FAIL = '[a 0s ago, a 2s ago] from a: s2 (a), expected s1 (a)'
+EXPECTED_FAIL = "[a 0s ago, a 2s ago] from a: s2 (a), expected s1 (a)"
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from session import UnusableSessionFile, list_session_files, read_header
 
-EXPECTED_FAIL = '[link-to-a 1s ago, a 2s ago] from a: s2 (a), expected s1 (link-to-a)'
+EXPECTED_FAIL = "[link-to-a 1s ago, a 2s ago] from a: s2 (a), expected s1 (link-to-a)"
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from session import UnusableSessionFile, list_session_files, read_header
 
-EXPECTED_FAIL = '[gone 0s ago, a 1s ago] from a: raised FileNotFoundError'
+EXPECTED_FAIL = "[gone 0s ago, a 1s ago] from a: raised FileNotFoundError"
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:

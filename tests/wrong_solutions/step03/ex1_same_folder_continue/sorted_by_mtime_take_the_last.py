@@ -12,7 +12,7 @@ from pathlib import Path
 
 from session import UnusableSessionFile, list_session_files, read_header
 
-EXPECTED_FAIL = '[a 0s ago, a 0s ago] from a: s1 (a), expected s2 (a)'
+EXPECTED_FAIL = "[a 0s ago, a 0s ago] from a: s1 (a), expected s2 (a)"
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from session import UnusableSessionFile, list_session_files, read_header
 
-EXPECTED_FAIL = '[a-old 0s ago, a 1s ago] from a: s1 (a-old), expected s2 (a)'
+EXPECTED_FAIL = "[a-old 0s ago, a 1s ago] from a: s1 (a-old), expected s2 (a)"
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:

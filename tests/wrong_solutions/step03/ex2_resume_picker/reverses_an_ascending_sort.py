@@ -13,7 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = '[hello 0s ago, recall 0s ago]: row 1 is s1, expected s2'
+EXPECTED_FAIL = "[hello 0s ago, recall 0s ago]: row 1 is s1, expected s2"
 
 
 class SessionRow(NamedTuple):

@@ -17,7 +17,7 @@ from entries import Entry, path_to_leaf
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
-EXPECTED_FAIL = 'entry 4 hangs under e2, expected e3'
+EXPECTED_FAIL = "entry 4 hangs under e2, expected e3"
 
 LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
 DEFAULT_LEVEL = "off"  # in force until a session switches

@@ -5,7 +5,6 @@ written too: a model switch after the change is the last entry that is not a mes
 no thinking_level_change, and the session falls back to off without a word.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ DEFAULT_LEVEL = "off"  # in force until a session switches
 
 
 EXPECTED_FAIL = "[e1 level 'high', e2 model 'v2'] at e2: 'off', expected 'high'"
+
 
 @dataclass
 class ThinkingChat(Chat):

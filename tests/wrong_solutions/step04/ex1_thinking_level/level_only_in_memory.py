@@ -15,7 +15,7 @@ from entries import Entry, path_to_leaf
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
-EXPECTED_FAIL = '/thinking, /thinking low: it wrote no thinking_level_change'
+EXPECTED_FAIL = "/thinking, /thinking low: it wrote no thinking_level_change"
 
 LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
 DEFAULT_LEVEL = "off"  # in force until a session switches

@@ -5,7 +5,6 @@ that is a list or an object cannot be looked up in a dict at all, and thinking_l
 raises TypeError on every --continue of that session.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ DEFAULT_LEVEL = "off"  # in force until a session switches
 
 
 EXPECTED_FAIL = "[e1 level ['x']] at e1: raised TypeError"
+
 
 @dataclass
 class ThinkingChat(Chat):

@@ -17,7 +17,7 @@ from entries import Entry
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
-EXPECTED_FAIL = 'e2^e0 msg u:hi, e3 msg u:hi] at e3: raised KeyError'
+EXPECTED_FAIL = "e2^e0 msg u:hi, e3 msg u:hi] at e3: raised KeyError"
 
 LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
 DEFAULT_LEVEL = "off"  # in force until a session switches

@@ -16,7 +16,7 @@ from entries import Entry, path_to_leaf
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
-EXPECTED_FAIL = '/thinking off: it wrote a thinking_level_change too many'
+EXPECTED_FAIL = "/thinking off: it wrote a thinking_level_change too many"
 
 LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
 DEFAULT_LEVEL = "off"  # in force until a session switches

@@ -5,7 +5,6 @@ field that holds a list or an object cannot go in a set: session_name_at raises 
 it, and so does every `--continue` and every listing of that folder.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
 EXPECTED_FAIL = "[e1 name ['x']] at e1: raised TypeError"
+
 
 @dataclass
 class NamedChat(Chat):

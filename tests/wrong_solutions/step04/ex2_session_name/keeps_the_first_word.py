@@ -5,7 +5,6 @@ TEXT, and a user who types `/name tax questions 2026` gets a session named "tax"
 word said about the rest.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
 EXPECTED_FAIL = "/name tax questions 2026: entry 1 has name 'tax', expected 'tax questions 2026'"
+
 
 @dataclass
 class NamedChat(Chat):

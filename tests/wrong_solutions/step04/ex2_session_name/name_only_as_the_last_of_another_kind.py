@@ -5,7 +5,6 @@ model switch after the name is the last entry that is not a message, it is no se
 and the session loses its name without a word.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
 EXPECTED_FAIL = "[e1 name 'tax', e2 model 'v2'] at e2: None, expected 'tax'"
+
 
 @dataclass
 class NamedChat(Chat):

@@ -5,7 +5,6 @@ list shows what the user asked last, and the same session's title changes with e
 title should say what the session is about, which its first message does.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
 EXPECTED_FAIL = "at e3: 'second', expected 'first'"
+
 
 @dataclass
 class NamedChat(Chat):

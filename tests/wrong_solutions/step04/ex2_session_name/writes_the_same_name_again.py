@@ -17,7 +17,7 @@ from messages import preview
 from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = 'hello, /name tax, /name tax: it wrote a session_info too many'
+EXPECTED_FAIL = "hello, /name tax, /name tax: it wrote a session_info too many"
 
 
 @dataclass

@@ -16,7 +16,7 @@ SKIPPED_KEYS = ("type", "id", "parentId")
 LEFT_OUT = ("branch",)
 NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}
 
-EXPECTED_FAIL = 'the labelled parent: raised TypeError'
+EXPECTED_FAIL = "the labelled parent: raised TypeError"
 
 
 def fork_session(

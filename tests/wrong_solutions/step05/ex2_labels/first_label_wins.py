@@ -16,7 +16,7 @@ from commands import branch_command as step_branch_command
 from entries import Entry
 from session import Session
 
-EXPECTED_FAIL = '/label a, /branch a: entry 9 hangs under e2, expected e7'
+EXPECTED_FAIL = "/label a, /branch a: entry 9 hangs under e2, expected e7"
 
 KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
@@ -49,9 +49,7 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {target} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)

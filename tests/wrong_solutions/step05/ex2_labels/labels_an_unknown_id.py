@@ -16,7 +16,7 @@ from commands import branch_command as step_branch_command
 from entries import Entry
 from session import Session
 
-EXPECTED_FAIL = 'hello, /label lost e99: it wrote a label too many'
+EXPECTED_FAIL = "hello, /label lost e99: it wrote a label too many"
 
 KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name

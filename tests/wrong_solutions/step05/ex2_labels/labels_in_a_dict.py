@@ -5,7 +5,6 @@ a list (a hand edit, another program) cannot be a dict key, and label_target rai
 TypeError, so every `/branch NAME` in that session crashes.
 """
 
-
 from __future__ import annotations
 
 import re
@@ -22,6 +21,7 @@ _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a
 
 
 EXPECTED_FAIL = "[e1 label ['good'] 'e1', e2^root label 'good' 'e1']: raised TypeError"
+
 
 def append_label(session: Session, name: str, target_id: str) -> Entry:
     """Record the label `name` for entry `target_id`, as a child of the leaf."""
@@ -52,9 +52,7 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {target} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)

@@ -51,9 +51,7 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {target} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)

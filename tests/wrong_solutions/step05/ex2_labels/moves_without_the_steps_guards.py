@@ -19,7 +19,7 @@ from session import Session
 KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
 
-EXPECTED_FAIL = 'what is 12*8, /label call e2, /branch call: it wrote a branch too many'
+EXPECTED_FAIL = "what is 12*8, /label call e2, /branch call: it wrote a branch too many"
 
 
 def append_label(session: Session, name: str, target_id: str) -> Entry:
@@ -50,9 +50,7 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {target} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)

@@ -4,7 +4,6 @@ Control characters are kept out indeed, and so is every name in another script: 
 zwölf✓` is refused, though it is text like any other, and the step shows it as it is.
 """
 
-
 from __future__ import annotations
 
 import re
@@ -20,7 +19,8 @@ KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
 
 
-EXPECTED_FAIL = 'hello, /label zwölf✓: it wrote no label'
+EXPECTED_FAIL = "hello, /label zwölf✓: it wrote no label"
+
 
 def append_label(session: Session, name: str, target_id: str) -> Entry:
     """Record the label `name` for entry `target_id`, as a child of the leaf."""
@@ -52,9 +52,7 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {target} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)

@@ -5,7 +5,6 @@ is a list, or null, comes back as a list or None-by-accident, and `/branch NAME`
 the step's /branch something that is no id.
 """
 
-
 from __future__ import annotations
 
 import re
@@ -22,6 +21,7 @@ _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a
 
 
 EXPECTED_FAIL = "e2^root label 'good' ['e1']]: ['e1'], expected None"
+
 
 def append_label(session: Session, name: str, target_id: str) -> Entry:
     """Record the label `name` for entry `target_id`, as a child of the leaf."""
@@ -51,9 +51,7 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {target} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)

@@ -16,7 +16,7 @@ from entries import Context, Entry, build_context, path_to_leaf
 from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
-EXPECTED_FAIL = '/branch e8: messages holds 2, expected 3'
+EXPECTED_FAIL = "/branch e8: messages holds 2, expected 3"
 
 KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch

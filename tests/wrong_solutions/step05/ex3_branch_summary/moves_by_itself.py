@@ -21,7 +21,7 @@ KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
 NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
 
-EXPECTED_FAIL = 'what is 12*8, /branch e2: it wrote a branch_summary too many'
+EXPECTED_FAIL = "what is 12*8, /branch e2: it wrote a branch_summary too many"
 
 
 def summary_note(summary: str) -> UserMessage:

@@ -16,7 +16,7 @@ from entries import Context, Entry, build_context, path_to_leaf
 from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
-EXPECTED_FAIL = '/branch e2, /branch e7: it wrote a branch_summary too many'
+EXPECTED_FAIL = "/branch e2, /branch e7: it wrote a branch_summary too many"
 
 KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch

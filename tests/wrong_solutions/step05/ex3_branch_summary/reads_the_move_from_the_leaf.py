@@ -20,7 +20,7 @@ from session import Session
 
 KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
-EXPECTED_FAIL = 'a refused /branch writes nothing; reopened after 3 lines, /branch e4: it wrote 1'
+EXPECTED_FAIL = "a refused /branch writes nothing; reopened after 3 lines, /branch e4: it wrote 1"
 NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
 
 

@@ -20,7 +20,7 @@ KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
 NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
 
-EXPECTED_FAIL = 'entry 11 has summary "no \'what was the result\'", expected \'all\''
+EXPECTED_FAIL = "entry 11 has summary \"no 'what was the result'\", expected 'all'"
 
 
 def summary_note(summary: str) -> UserMessage:

@@ -16,7 +16,7 @@ from entries import Context, Entry, build_context, path_to_leaf
 from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
-EXPECTED_FAIL = 'the result, /branch e3: it wrote no branch_summary'
+EXPECTED_FAIL = "the result, /branch e3: it wrote no branch_summary"
 
 KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
