@@ -17,7 +17,9 @@ Write `fork_session(path, directory, *, session_id, created_at)`:
    branches, and they stay in the parent.
 2. Create the fork in `directory` with `Session.create` (id and time as given, the parent's
    `cwd`), and put `parentSession`, the parent file's ABSOLUTE path as text, in its `header`
-   before the first write: the header is written with the first entry.
+   before the first write: the header is written with the first entry. The fork holds what
+   its parent holds, so it is as private: the file 0600 and a folder it makes 0700, whatever
+   the umask (`Session.create` makes them so; a file opened by hand is 0644 under umask 022).
 3. Copy the path's entries, in order, through the fork's one write path,
    `fork.append_entry(kind, fields)`: it numbers each copy and hangs it under the one before,
    so the fork is a straight line. Keep every field but `type`, `id` and `parentId`, so a

@@ -1,7 +1,6 @@
-"""Check 05.1: parents, named and generated from scripts of turns, moves, model switches,
-labels, summaries, a newer kind and damaged lines, forked by the student and the solution,
-give the same header and copies (an id a copy names compared by the copy it names). Each
-parent is read-only while forked, every open of it for writing refused and seen (ReadOnly)."""
+"""Check 05.1: parents (turns, moves, model switches, labels, summaries, a newer kind, damaged
+lines), forked by the student and the solution, give the same header and copies (an id a copy
+names compared by the copy it names); each parent read-only while forked (ReadOnly)."""
 
 from __future__ import annotations
 
@@ -23,6 +22,7 @@ FIELDS = "a copy keeps each field, ids the fork's"
 HEADER = "the header names the parent's absolute path"
 READ = "the parent is only read"
 REFUSE = "no fork of no session, or over a file"
+PRIVATE = "a fork is private: the file 0600, a folder it makes 0700"
 LABELS = st.tuples(st.sampled_from(["good", "bad"]), st.sampled_from(["e1", "e3", "e5", "list"]))
 OPS = st.lists(st.one_of(
     st.sampled_from(["hello", "what is 12*8", "/model scripted-v2", "x"]),
@@ -46,7 +46,7 @@ def before_load() -> None:
 
 
 def check(module: ModuleType) -> str:
-    pair = h.subjects(module)
+    pair, _ = h.subjects(module), os.umask(0o022)  # the usual umask: files 0644 unless asked
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder).resolve()
         parent = build(root / "sessions", NAMED[1][1])
@@ -57,13 +57,17 @@ def check(module: ModuleType) -> str:
         for name, data in NO_SESSION.items():
             (root / f"{name}.jsonl").write_bytes(data)
             refused(pair[0], root / f"{name}.jsonl", root / "bad", "bad", f"{name}.jsonl")
-    parents = h.for_all(OPS, lambda named: forked_alike(pair, named), 60, NAMED)
-    return f"{parents + 1} parents forked alike, each only read; 4 bad forks raised, wrote nothing"
+        parents = h.for_all(OPS, lambda named: forked_alike(pair, named), 60, NAMED)
+        made = root / "forks" / "mine"  # the folder the student's fork made, and the fork in it
+        modes = [f"{path.stat().st_mode & 0o777:o}" for path in (made / "fork.jsonl", made)]
+        if modes != ["600", "700"]:
+            said = "the file {}, its new folder {}".format(*modes)
+            h.fail(PRIVATE, "a fork into a new folder, umask 022", said, module.fork_session)
+    return f"{parents + 1} parents forked alike, only read, the forks 0600; 4 bad forks refused"
 
 
 def build(folder: Path, ops: list[str]) -> Path:
-    """The parent a script makes: turns and commands as main.py runs them, entries of later
-    exercises' kinds written as they write them, lines damaged as a crash damages them."""
+    """The parent a script makes: as main.py, the later exercises and a crash would write it."""
     session = h.session_in(folder, "parent", cwd="/home/ada/project")
     chat = commands.Chat(session, [], cursor=0)
     for op in ops:

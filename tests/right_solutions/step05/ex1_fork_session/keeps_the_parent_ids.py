@@ -2,7 +2,8 @@
 
 Each copy keeps its id; an entry that hung under a left-out branch entry is hung under the
 copy before it instead, so the fork is still a straight line. The file is created with
-O_EXCL, so an existing session is never overwritten, and the parent is named with
+O_EXCL, so an existing session is never overwritten, private (0600, its new folder 0700, as
+the step makes its own), and the parent is named with
 os.path.abspath. A label or a summary names the same id as in the parent, but for an entry
 left out: there the id where the conversation stood, and None for one the fork lacks. A check
 that insisted on new ids e1, e2, ..., or on Session.create, or on Path.resolve, would fail it.
@@ -49,8 +50,8 @@ def fork_session(
         lines.append(orjson.dumps(copy))
         previous = entry["id"]
     target = Path(directory) / f"{session_id}.jsonl"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # never overwrite
+    target.parent.mkdir(0o700, parents=True, exist_ok=True)  # the umask only takes away
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrite
     try:
         os.write(fd, b"\n".join(lines) + b"\n")
     finally:
