@@ -63,8 +63,9 @@ exercises: $(INSTALLED)
 	@$(PY) -m exercises list
 
 # ID reaches the runner as one word, whatever it holds: make hands a recipe to the shell, and
-# ID="01.1; rm -rf ~" must be an unknown exercise, not a command.
-QUOTED_ID = '$(subst ','\'',$(ID))'
+# ID="01.1; rm -rf ~" must be an unknown exercise, not a command. $(value ID) is the text as
+# typed: make expands nothing in it, so ID='01.1$(shell rm -rf ~)' runs nothing either.
+QUOTED_ID = '$(subst ','\'',$(value ID))'
 
 exercise: $(INSTALLED)
 	@$(PY) -m exercises check $(QUOTED_ID)

@@ -1,20 +1,27 @@
-"""python -m exercises list | check ID [--solution | --file PATH] | hint ID | verify [-v]
+"""python -m exercises list | files ID | check ID [--solution | --file PATH] | hint ID | verify
 
 `check` is what a student runs (the notebooks call it too), `hint` is the step between a FAIL
-and the solution, and `verify` is what `make check` runs. A check that cannot fail proves
-nothing, so verify is the lab's mutation test of its own checks: every starter must fail,
-every solution (and every kept right variant) must pass, and every kept wrong solution must
-fail for the reason it was written to show, not pass and not crash.
+and the solution, `files` lists everything an exercise is made of (starter, check, hint,
+solution, kept wrong and right solutions), and `verify [-v]` is what `make check` runs. A
+check that cannot fail proves nothing, so verify is the lab's mutation test of its own
+checks: every starter must fail, every solution (and every kept right variant) must pass,
+and every kept wrong solution must fail for the reason it was written to show, not pass and
+not crash.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from exercises.catalog import (
     LAB_ROOT,
@@ -25,9 +32,11 @@ from exercises.catalog import (
     read_wrong_solution,
     stray_kept_folders,
 )
-from exercises.run_one import shown
+from exercises.run_one import MAX_LINE, shown
 
 CHECK_TIMEOUT_SECONDS = 120
+EXIT_KINDS = {0: "pass", 1: "fail", 3: "error"}  # run_one's PASSED, FAILED, ERRORED
+EXIT_CODES = {kind: code for code, kind in EXIT_KINDS.items()}
 MIN_WRONG_SOLUTIONS = 3  # fewer, and nobody has tried hard to fool the check
 MAX_HINT_CHARACTERS = 600  # a hint points the way; a longer text starts to be the solution
 
@@ -39,7 +48,8 @@ MAX_HINT_CHARACTERS = 600  # a hint points the way; a longer text starts to be t
 PENDING = {*()}
 
 RUN_ONE = Path(__file__).with_name("run_one.py")
-EXIT_KINDS = {0: "pass", 1: "fail", 3: "error"}  # run_one's PASSED, FAILED, ERRORED
+OUTPUT_KEPT = 8192  # bytes of a check's own output kept: the end of a traceback, not a flood
+RUNNING: set[subprocess.Popen[bytes]] = set()  # checks under way, to stop on Ctrl-C
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,7 @@ class Verdict:
     """One check's outcome: its one line, and what kind of line it is.
 
     "fail" is the check's own verdict (it caught something); "error" is an exception nobody
-    expected; "crash" is a check process that died, hung or printed no verdict.
+    expected; "crash" is a check process that died, hung or gave no verdict.
     """
 
     kind: str  # "pass" | "fail" | "error" | "crash"
@@ -55,39 +65,82 @@ class Verdict:
 
 
 def run_check(exercise: Exercise, target: Path) -> Verdict:
+    """Run the check in a process of its own. Its verdict comes through a pipe that only
+    run_one.py writes to; what the student's code prints is read, a bounded amount kept
+    (the last lines say why a process died), and never taken for a verdict."""
     label = f"{exercise.id} {exercise.title}"
-    command = [
-        sys.executable,
-        str(RUN_ONE),
-        label,
-        str(target),
-        str(exercise.check),
-        str(exercise.step_dir),
-    ]
+    read_verdict, write_verdict = os.pipe()
+    arguments = [label, str(target), str(exercise.check), str(exercise.step_dir)]
     try:
-        done = subprocess.run(
-            command,
+        child = subprocess.Popen(
+            [sys.executable, str(RUN_ONE), *arguments, str(write_verdict)],
             cwd=exercise.step_dir,
-            capture_output=True,
-            text=True,
-            timeout=CHECK_TIMEOUT_SECONDS,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_verdict,),
+            start_new_session=True,  # its children too are stopped with it
         )
-    except subprocess.TimeoutExpired:
-        return Verdict(
-            "crash",
-            f"FAIL {label}: the check took over {CHECK_TIMEOUT_SECONDS} s (an endless loop?)",
-        )
-    lines = done.stdout.strip().splitlines()
-    line = lines[-1] if lines else ""
-    kind = EXIT_KINDS.get(done.returncode)
-    prefix = "PASS " if kind == "pass" else "FAIL "
-    if kind is None or not line.startswith(prefix):
-        # The interpreter itself died (a segfault, os._exit, a kill) or printed no verdict:
-        # whatever the exit status, that is no pass.
-        error_lines = done.stderr.strip().splitlines()
-        reason = error_lines[-1] if error_lines else f"no verdict (exit status {done.returncode})"
-        return Verdict("crash", f"FAIL {label}: the check crashed: {reason}")
-    return Verdict(kind, line)
+    finally:
+        os.close(write_verdict)
+    RUNNING.add(child)
+    with os.fdopen(read_verdict, "rb") as verdict_pipe:
+        assert child.stdout is not None
+        output = Drain(child.stdout, OUTPUT_KEPT)
+        answer = Drain(verdict_pipe, OUTPUT_KEPT)
+        try:
+            child.wait(timeout=CHECK_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            return Verdict(
+                "crash",
+                f"FAIL {label}: the check took over {CHECK_TIMEOUT_SECONDS} s (an endless loop?)",
+            )
+        finally:
+            stop(child)
+        said = answer.text().strip()
+    kind, _, line = said.partition(" ")
+    if kind in EXIT_KINDS.values() and child.returncode == EXIT_CODES[kind]:
+        return Verdict(kind, line)
+    # The interpreter itself died (a segfault, os._exit, a kill) before the check judged:
+    # whatever it printed and whatever its exit status, that is no pass.
+    if child.returncode < 0:
+        reason = f"it was killed by {signal.Signals(-child.returncode).name}"
+    else:
+        last = [line for line in output.text().splitlines() if line.strip()]
+        reason = last[-1].strip() if last else f"no verdict (exit status {child.returncode})"
+    return Verdict("crash", f"FAIL {label}: the check crashed: {reason}"[:300])
+
+
+class Drain:
+    """Reads a pipe to its end in a thread of its own, keeping only its last `kept` bytes: a
+    check whose code prints forever fills no memory, and never blocks on a full pipe."""
+
+    def __init__(self, pipe: IO[bytes], kept: int) -> None:
+        self._pipe, self._kept, self._tail = pipe, kept, b""
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while chunk := self._pipe.read1(65536):  # type: ignore[attr-defined]
+            self._tail = (self._tail + chunk)[-self._kept :]
+
+    def text(self) -> str:
+        """What was kept, as text: any bytes at all, undecodable ones shown escaped."""
+        self._thread.join(timeout=5)
+        return self._tail.decode("utf-8", errors="backslashreplace")
+
+
+def stop(child: subprocess.Popen[bytes]) -> None:
+    """End the check's process group (a check may have children of its own), and wait."""
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    RUNNING.discard(child)
+
+
+def stop_all() -> None:
+    for child in list(RUNNING):
+        stop(child)
 
 
 @dataclass(frozen=True)
@@ -110,7 +163,7 @@ def judge(run: Run, verdict: Verdict) -> str | None:
                 "the unsolved starter passes its check, so the check cannot fail (solved it "
                 "yourself? `git checkout exercises/` restores the starters)"
             )
-        return None
+        return too_long(run, verdict)
     if run.role in ("solution", "right"):
         if verdict.kind == "pass":
             return None
@@ -134,7 +187,19 @@ def judge(run: Run, verdict: Verdict) -> str | None:
             f"the wrong solution {name} fails for another reason than "
             f"{run.expected_fail!r}: {verdict.line}"
         )
-    return None
+    return too_long(run, verdict)
+
+
+def too_long(run: Run, verdict: Verdict) -> str | None:
+    """A FAIL line longer than a student's terminal line, measured as the starter shows it
+    (a kept solution's longer path does not count against the check)."""
+    line = verdict.line.replace(shown(run.target), shown(run.exercise.starter))
+    if len(line) <= MAX_LINE:
+        return None
+    return (
+        f"the FAIL line for {shown(run.target)} has {len(line)} characters, at most "
+        f"{MAX_LINE}: say the rule, the input and the first difference, nothing more: {line}"
+    )
 
 
 def error_type(line: str) -> str:
@@ -212,13 +277,19 @@ def solution_only_code(exercise: Exercise) -> list[str]:
     return lines
 
 
-def verify(verbose: bool) -> int:
-    exercises = all_exercises()
+def verify(verbose: bool, only: list[str]) -> int:
+    exercises = [e for e in all_exercises() if not only or e.id in only]
     plans = {exercise.id: plan(exercise) for exercise in exercises}
     runs = [run for _, exercise_runs in plans.values() for run in exercise_runs]
     # All checks of all exercises share two workers: each is a process of its own anyway.
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    pool = ThreadPoolExecutor(max_workers=2)
+    try:
         verdicts = list(pool.map(lambda run: run_check(run.exercise, run.target), runs))
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        stop_all()  # the checks under way end with this process, not 120 s later
+        raise
+    pool.shutdown()
     outcomes = list(zip(runs, verdicts, strict=True))
 
     passed = 0
@@ -259,6 +330,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m exercises", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="every exercise, with the file to edit")
+    files = commands.add_parser("files", help="every file of one exercise, by role")
+    files.add_argument("id", help='e.g. "01.2"')
     check = commands.add_parser("check", help="check your work on one exercise")
     check.add_argument("id", help='e.g. "01.2"')
     target = check.add_mutually_exclusive_group()
@@ -272,6 +345,7 @@ def main(argv: list[str]) -> int:
     verify_command.add_argument(
         "-v", "--verbose", action="store_true", help="print every check's verdict line"
     )
+    verify_command.add_argument("ids", nargs="*", help="only these exercises (all by default)")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -281,12 +355,16 @@ def main(argv: list[str]) -> int:
             )
         return 0
     if args.command == "verify":
-        return verify(args.verbose)
+        return verify(args.verbose, args.ids)
     try:
         exercise = find(args.id)
     except LookupError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.command == "files":
+        for role, path in files_of(exercise):
+            print(f"{role:10} {shown(path)}")
+        return 0
     if args.command == "hint":
         text = read_hint(exercise)
         if not text:
@@ -308,5 +386,35 @@ def main(argv: list[str]) -> int:
     return 0 if verdict.kind == "pass" else 1
 
 
+def files_of(exercise: Exercise) -> list[tuple[str, Path]]:
+    """The exercise's files, each with its role: what `files ID` prints."""
+    found = [
+        ("starter", exercise.starter),
+        ("check", exercise.check),
+        ("hint", exercise.hint),
+        ("solution", exercise.solution),
+    ]
+    found += [("wrong", path) for path in exercise.wrong_solutions]
+    return found + [("right", path) for path in exercise.right_solutions]
+
+
+def entry(argv: list[str]) -> int:
+    """main, with the two ways a run ends early each said in one line: Ctrl-C (the checks
+    under way are stopped), and a reader that closed the pipe (`... | head`)."""
+    try:
+        status = main(argv)
+        sys.stdout.flush()
+        return status
+    except KeyboardInterrupt:
+        stop_all()
+        print("interrupted: no verdict", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # What is left for standard output goes nowhere, not to a traceback at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("error: the output was closed before the end", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(entry(sys.argv[1:]))

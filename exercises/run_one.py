@@ -1,40 +1,44 @@
-"""Run one check against one file, in this (fresh) process, and print a one-line verdict.
+"""Run one check against one file, in this (fresh) process, and hand back a one-line verdict.
 
-    python run_one.py LABEL TARGET CHECK_FILE STEP_DIR
+    python run_one.py LABEL TARGET CHECK_FILE STEP_DIR VERDICT_FD
 
 Kept apart from the command line so that each check runs in its own interpreter: the step
 folder goes first on sys.path, and no module from an earlier check (or another step with the
 same module names) can linger. It also means a check may change this process (put a spy on
 os.fsync, stand in for the clock) without cleaning up after itself.
 
+The verdict goes to VERDICT_FD, a pipe only this file writes to. Whatever the student's code
+prints goes to standard output, which the caller reads (a bounded amount) and otherwise
+ignores: a `PASS` it prints, or an `os._exit(0)` before the check has judged, is no verdict.
+
 The protocol a check module follows:
 
 - `check(module) -> str` gets the loaded target and returns what it proved (the PASS line),
-  or raises AssertionError("what is wrong, and what to change"). It may blame a function or
-  class of the target, so the FAIL line names where to look even when the student's code
-  raised nothing: `raise AssertionError(message, module.current_view)` (or the same pair as
-  the message of an `assert`).
+  or raises AssertionError("what is wrong"). It may blame a place in the target, so the FAIL
+  line says where to look even when the student's code raised nothing: `raise
+  AssertionError(message, blamed)` (or the same pair as the message of an `assert`), where
+  `blamed` is a function or class of the target (its first line) or a line number in it.
 - `before_load() -> None`, optional, runs before the target is loaded: a target that does
   `from os import fsync` binds whatever `os.fsync` is at that moment, so a spy must be in
   place first.
-
-The exit status tells the caller what kind of verdict it got, so `verify` can tell a check
-that caught a mistake from a check (or a target) that blew up.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import traceback
 from pathlib import Path
 from types import ModuleType
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
+MAX_LINE = 200  # characters of a FAIL line, as the student's starter would show it
 
 PASSED = 0  # the check returned: the PASS line says what it proved
 FAILED = 1  # the check's own verdict: an AssertionError, or the starter's NotImplementedError
 ERRORED = 3  # an exception nobody expected (a bug in the target, or in the check itself)
+KINDS = {PASSED: "pass", FAILED: "fail", ERRORED: "error"}
 
 
 def load(path: Path, name: str) -> ModuleType:
@@ -69,7 +73,7 @@ def where_in(path: Path, error: BaseException, blamed: object | None = None) -> 
     """Where to look in the student's file: " (at exercises/stepNN/exK.py:LINE)", or "".
 
     First choice is the last line of that file the error (or what caused it) passed through;
-    failing that, the first line of the function or class the check blamed.
+    then the line the check blamed, or the first line of the function or class it blamed.
     """
     seen: set[int] = set()
     current: BaseException | None = error
@@ -83,6 +87,8 @@ def where_in(path: Path, error: BaseException, blamed: object | None = None) -> 
         if frames:
             return f" (at {shown(path)}:{frames[-1].lineno})"
         current = current.__cause__ or current.__context__
+    if isinstance(blamed, int) and not isinstance(blamed, bool):
+        return f" (at {shown(path)}:{blamed})"
     if blamed is not None:
         import inspect  # only here: it costs more to import than most checks take to run
 
@@ -96,8 +102,19 @@ def where_in(path: Path, error: BaseException, blamed: object | None = None) -> 
     return ""
 
 
-def run(label: str, target: Path, check_file: Path, step_dir: Path) -> int:
+def fitted(prefix: str, text: str, where: str, check_file: Path) -> str:
+    """`prefix + text + where`, the text cut so that the line fits MAX_LINE characters as
+    the starter would show it (a kept solution's longer path does not cut it shorter)."""
+    starter = check_file.with_name(check_file.name.removesuffix("_check.py") + ".py")
+    budget = MAX_LINE - len(prefix) - (len(f" (at {shown(starter)}:000)") if where else 0)
+    text = " ".join(text.split())  # one line, whatever the exception said
+    return prefix + (text if len(text) <= budget else text[: budget - 1] + "…") + where
+
+
+def verdict(label: str, target: Path, check_file: Path, step_dir: Path) -> tuple[int, str]:
+    """Run the check; the kind of verdict (PASSED, FAILED, ERRORED) and its one line."""
     sys.path.insert(0, str(step_dir))
+    sys.path.append(str(LAB_ROOT))  # `from exercises.harness import ...` in a check
     try:
         checker = load(check_file, check_file.stem)
         before_load = getattr(checker, "before_load", None)
@@ -108,22 +125,30 @@ def run(label: str, target: Path, check_file: Path, step_dir: Path) -> int:
         module = load(target, check_file.stem.removesuffix("_check"))
         message = checker.check(module)
     except NotImplementedError as error:
-        print(f"FAIL {label}: not done yet: {error or 'the TODO is still there'}")
-        return FAILED
+        text = f"not done yet: {error or 'the TODO is still there'}"
+        return FAILED, fitted(f"FAIL {label}: ", text, "", check_file)
     except AssertionError as error:
         text, blamed = message_and_blame(error)
-        print(f"FAIL {label}: {text}{where_in(target, error, blamed)}")
-        return FAILED
+        return FAILED, f"FAIL {label}: {text}{where_in(target, error, blamed)}"
     except SystemExit as error:  # sys.exit() in the target must not end the check as a pass
-        print(f"FAIL {label}: SystemExit: the code called sys.exit({error.code!r})")
-        return ERRORED
+        return ERRORED, f"FAIL {label}: SystemExit: the code called sys.exit({error.code!r})"
     except Exception as error:  # a student's bug is a verdict, not a crash of the checker
-        print(f"FAIL {label}: {type(error).__name__}: {error}{where_in(target, error)}")
-        return ERRORED
-    print(f"PASS {label}: {message}")
-    return PASSED
+        text = f"{type(error).__name__}: {error}"
+        return ERRORED, fitted(f"FAIL {label}: ", text, where_in(target, error), check_file)
+    return PASSED, f"PASS {label}: {message}"
+
+
+def main(argv: list[str]) -> int:
+    label, target, check_file, step_dir, verdict_fd = argv
+    # Kept away from the descriptors the student's code might write to or close: stdout is
+    # theirs, the verdict is the check's.
+    channel = os.fdopen(os.dup(int(verdict_fd)), "w", encoding="utf-8", errors="backslashreplace")
+    os.close(int(verdict_fd))
+    kind, line = verdict(label, Path(target).resolve(), Path(check_file), Path(step_dir))
+    channel.write(f"{KINDS[kind]} {line}\n")
+    channel.close()
+    return kind
 
 
 if __name__ == "__main__":
-    label, target, check_file, step_dir = sys.argv[1:5]
-    sys.exit(run(label, Path(target).resolve(), Path(check_file), Path(step_dir)))
+    sys.exit(main(sys.argv[1:]))

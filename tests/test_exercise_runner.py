@@ -287,3 +287,120 @@ def test_make_hands_the_id_over_as_one_word() -> None:
     commands = [line for line in done.stdout.splitlines() if "-m exercises" in line]
     quoted = "'01.1; touch pwned '\\''x'\\'''"
     assert commands and all(line.endswith(quoted) for line in commands), commands
+
+
+def starter_that(lab: Path, code: str) -> None:
+    """Put `code` at the top of the starter: it runs when the check loads the student's file."""
+    (lab / "exercises" / "step09" / "ex1_double.py").write_text(code + "\n" + STARTER)
+
+
+def test_any_bytes_the_students_code_prints_are_no_crash(tiny_lab: Path) -> None:
+    starter_that(tiny_lab, "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\n')\n"
+                 "sys.stderr.buffer.write(b'\\x80 not UTF-8\\n')")  # fmt: skip
+    done = exercises(tiny_lab, "check", "09.1")
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == "FAIL 09.1 double: not done yet: TODO: return twice n\n"
+    assert done.stderr == ""
+
+
+def test_output_is_bounded_however_much_is_printed(tiny_lab: Path) -> None:
+    """A check's output was held whole in memory: a print in an endless loop grew until the
+    timeout. 300 MB printed now costs the runner no more than a few MB."""
+    import os
+
+    starter_that(tiny_lab, "import sys\nfor _ in range(300):\n"
+                 "    sys.stdout.buffer.write(b'x' * 1_000_000)")  # fmt: skip
+    with (tiny_lab / "out.txt").open("w+") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "exercises", "check", "09.1"], cwd=tiny_lab, stdout=out
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        out.seek(0)
+        assert out.read() == "FAIL 09.1 double: not done yet: TODO: return twice n\n"
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert usage.ru_maxrss < 150_000, f"the runner grew to {usage.ru_maxrss} KiB"
+
+
+def test_a_pass_printed_by_the_students_code_is_no_verdict(tiny_lab: Path) -> None:
+    starter_that(tiny_lab, "import os\nprint('PASS 09.1 double: double(21) == 42', flush=True)\n"
+                 "os._exit(0)")  # fmt: skip
+    done = exercises(tiny_lab, "check", "09.1")
+    assert done.returncode == 1
+    assert done.stdout.startswith("FAIL 09.1 double: the check crashed: "), done.stdout
+    assert len(done.stdout.splitlines()) == 1
+
+
+def test_ctrl_c_during_a_check_is_one_line_and_stops_the_check(tiny_lab: Path) -> None:
+    import os
+    import signal
+    import time
+
+    pid_file = tiny_lab / "check.pid"
+    starter_that(tiny_lab, f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))"
+                 "\ntime.sleep(60)")  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", "exercises", "check", "09.1"],
+        cwd=tiny_lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)  # as Ctrl-C does, to the runner alone
+    out, err = child.communicate(timeout=20)
+    assert (child.returncode, out, err) == (130, "", "interrupted: no verdict\n")
+    check_pid = int(pid_file.read_text())
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):  # the check went with it, not 60 s later
+        os.kill(check_pid, 0)
+
+
+def test_a_closed_pipe_is_one_line(tiny_lab: Path) -> None:
+    """`python -m exercises hint 05.2 | head` ended in a traceback when head had gone."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before a byte is written
+    done = subprocess.run(
+        [sys.executable, "-m", "exercises", "hint", "09.1"],
+        cwd=tiny_lab, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=20,
+    )  # fmt: skip
+    os.close(write_end)
+    assert (done.returncode, done.stderr) == (1, "error: the output was closed before the end\n")
+
+
+def test_make_expands_nothing_in_the_id() -> None:
+    """`make exercise ID='01.1$(shell touch F)'` ran the command when make expanded ID."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        touched = Path(folder) / "F"
+        done = subprocess.run(
+            ["make", "-n", "-C", str(LAB_ROOT), "exercise", f"ID=01.1$(shell touch {touched})"],
+            capture_output=True, text=True, timeout=20,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert not touched.exists()
+    commands = [line for line in done.stdout.splitlines() if "-m exercises" in line]
+    assert commands and commands[-1].endswith(f"'01.1$(shell touch {touched})'"), commands
+
+
+def test_files_lists_every_file_of_an_exercise(tiny_lab: Path) -> None:
+    kept = "tests/wrong_solutions/step09/ex1_double"
+    done = exercises(tiny_lab, "files", "09.1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "starter    exercises/step09/ex1_double.py",
+        "check      exercises/step09/ex1_double_check.py",
+        "hint       exercises/step09/ex1_double.hint.md",
+        "solution   solutions/step09/ex1_double.py",
+        *(f"wrong      {kept}/{name}.py" for name in sorted(WRONG)),
+    ]
+
+
+def test_a_fail_line_longer_than_200_characters_is_rejected(tiny_lab: Path) -> None:
+    """A FAIL line is the rule, the input and the first difference: one terminal line,
+    measured as the starter shows it (a kept solution's longer path is not counted)."""
+    check = tiny_lab / "exercises" / "step09" / "ex1_double_check.py"
+    check.write_text(CHECK.replace("return twice n", "return twice n" + ", twice n" * 14))
+    output = rejected(tiny_lab)
+    assert "/ex1_double/plus_two.py has 216 characters, at most 200: say the rule" in output

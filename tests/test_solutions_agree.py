@@ -4,7 +4,9 @@ is. A fork renumbers what it copies, so a label copied as it was would send `/br
 the fork to another entry, or to "no entry e7" (issue 18).
 
 The solutions import the step's modules by bare name, so they run in a child process with the
-step folder first on sys.path, as `python -m exercises check` runs them.
+step folder first on sys.path, as `python -m exercises check` runs them. Each puts its commands
+in the step's one table (two of them a `/branch`), so their command functions are called here
+directly.
 """
 
 from __future__ import annotations
@@ -51,19 +53,19 @@ say(chat, "hello")
 hello = session.leaf_id
 say(chat, "what is 2**10000")
 too_large = session.leaf_id
-summaries.run_command(chat, f"/branch {hello}")  # a branch entry and a summary: ids shift
+summaries.branch_command(chat, hello)  # a branch entry and a summary: ids shift
 say(chat, "what is 12*8")
-labels.run_command(chat, "/label good")
+labels.label_command(chat, "good")
 say(chat, "what was the result")
-labels.run_command(chat, f"/label gone {too_large}")  # on the branch the fork leaves out
+labels.label_command(chat, f"gone {too_large}")  # on the branch the fork leaves out
 copy = fork.fork_session(session.path, folder, session_id="fork", created_at="2026-01-02")
 
 found = {}
 for name, path in (("parent", session.path), ("fork", copy)):
     resumed = summaries.open_chat(path)  # before the moves below write to the file
     moved = labels.open_chat(path)
-    lines = labels.run_command(moved, "/branch good").lines
-    gone = labels.run_command(labels.open_chat(path), "/branch gone").lines
+    lines = labels.branch_command(moved, "good").lines
+    gone = labels.branch_command(labels.open_chat(path), "gone").lines
     found[name] = {
         "moved": [line.startswith("moved to") for line in lines],
         "at_good": [text_of(m) for m in moved.messages],

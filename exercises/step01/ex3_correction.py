@@ -10,9 +10,9 @@ said AND that it was corrected later. You add a new entry kind for it.
    through `store.write_entry` (ids come from `store.next_entry_id()`, the parent is
    `store.last_id`) and returns the new entry's id. A target that is not a message entry
    already in the file is a mistake: raise ValueError.
-2. `current_view(path)` returns the messages as they read now: each corrected message's text
-   replaced by its LATEST correction (corrections are in `read_ledger(path).other_entries`,
-   because this step's reader skips entry kinds it does not know).
+2. `current_view(path)` returns the messages as they read now, reading the file and never
+   writing it: each corrected message's text replaced by its LATEST correction (corrections
+   are in `read_ledger(path).other_entries`: this step's reader skips kinds it does not know).
 """
 
 from __future__ import annotations

@@ -8,12 +8,10 @@ Every header records where its session was started: `"cwd": "/abs/path"`. Write
 `find_latest_session_in(directory, cwd)`: the session `--continue` would resume if it only
 looked at sessions started in the folder `cwd`, or None when there is none. That is, the
 first file in `list_session_files(directory)` (most recently modified first; a tie goes to
-the later name) that is a usable session, holds a message, and was started in `cwd`.
+the later name) that is a usable session and was started in `cwd`.
 
-- `read_header(path)` reads only the first line; it raises `UnusableSessionFile` for a file
-  that cannot be a session (a folder, a FIFO, a newer version...): pass such files over.
-- `holds_a_message(path)`: a session with no message has nothing to resume; `--continue`
-  passes it over, and so should you.
+- `read_header(path)` raises `UnusableSessionFile` for a file that cannot be a session (a
+  folder, an empty file, a newer version...): pass such files over, as `--continue` does.
 - One folder has many spellings: `/home/ada/proj`, `/home/ada/proj/`, `/home/ada/x/../proj`,
   a symlink to it. Compare folders, not strings: `Path(a).resolve() == Path(b).resolve()`.
   A subfolder, or a folder whose name merely starts the same, is another folder.
@@ -28,7 +26,6 @@ from pathlib import Path
 from session import (  # noqa: F401  (you will need these)
     UnusableSessionFile,
     find_latest_session,
-    holds_a_message,
     list_session_files,
     read_header,
 )
@@ -37,6 +34,6 @@ from session import (  # noqa: F401  (you will need these)
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:
     """The most recent usable session in `directory` that was started in `cwd`."""
     # TODO: this resumes the latest session wherever it was started. Go through
-    # list_session_files(directory) instead and return the first usable one that holds a
-    # message and whose header's "cwd" is the same folder as `cwd`.
+    # list_session_files(directory) instead and return the first usable one whose header's
+    # "cwd" is the same folder as `cwd`.
     return find_latest_session(directory).path

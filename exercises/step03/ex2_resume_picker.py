@@ -18,9 +18,10 @@ Write two functions; `resume` below already uses them.
      "(no user message)" when it has none;
    - `modified`: the file's st_mtime.
    A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but
-   usable one is listed.
-2. `choose(rows, answer)`: the path of row number `answer` (what the user typed, counting from
-   1, surrounding spaces allowed). Anything else raises ValueError with a short reason.
+   usable one is listed. Listing only reads: no byte of any file changes.
+2. `choose(rows, answer)`: the path of row number `answer`, what the user typed: a number
+   from 1 to len(rows), spaces around allowed. Anything else (0, -1, a number past the end,
+   a word, 1.5, nothing) raises ValueError with a short reason.
 
 Check it with `python -m exercises check 03.2` or the notebook; stuck: `make hint ID=03.2`.
 """

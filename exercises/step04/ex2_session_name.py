@@ -13,26 +13,23 @@ Write four functions (the rest of this file is given):
    path, `session.append_entry(kind, fields)`, which picks the id, hangs the entry under the
    leaf, creates the file (header first) if needed and moves the leaf. Return the entry.
 2. `name_command(chat, argument)`, the command `/name [TEXT]` (TEXT may hold spaces):
-   - `/name` alone answers one line: `session name: NAME` (shown with printable()), or a line
-     saying the session has no name;
+   - `/name` alone answers one line: `session name: NAME`, or a line saying the session has
+     no name;
    - `/name TEXT` appends the entry, sets `chat.name` and answers `session named TEXT`;
-   - TEXT that is already the name, or that holds a character printable() would escape (a
-     control character such as ESC, which could recolour or wipe the list it is shown in),
-     answers one line and writes nothing.
+   - TEXT that is already the name answers one line and writes nothing.
    A command never becomes a message: `chat.messages` and the cursor stay as they are.
 3. `session_name_at(entries, leaf_id)`: the name of the LAST `session_info` on the path from
    the leaf (`entries.path_to_leaf`), not the last one in the file: once the file has a
    branch, the two differ. None when the path has none, or when that last one's `name` is
    not a string (a file is data: a hand edit, a newer program).
 4. `session_title(entries, leaf_id)`: what the session list shows for a session: its name in
-   force, passed through printable() (a name from a file can hold anything); with no name,
-   `preview()` of the first user message of the conversation (the path from the leaf, not
-   the file); with neither, "(no user message)", as in exercise 03.2.
+   force; with no name, `preview()` of the first user message of the conversation (the path
+   from the leaf, not the file); with neither, "(no user message)", as in exercise 03.2.
 
 The step folder is never edited by an exercise, so this file holds what main.py would use:
-`NamedChat`, `COMMANDS`, `run_command`, `open_chat` (what `--continue` would do) and
-`list_sessions` (the picker of exercise 03.2, titled by `session_title`). Check it with
-`python -m exercises check 04.2` or the notebook.
+`NamedChat`, `/name` in the step's own command table (its run_command dispatches the line),
+`open_chat` (what `--continue` would do) and `list_sessions` (the picker of exercise 03.2,
+titled by `session_title`). Check it with `python -m exercises check 04.2` or the notebook.
 """
 
 from __future__ import annotations
@@ -42,10 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf  # noqa: F401  (you will need path_to_leaf)
-from messages import preview, printable  # noqa: F401  (you will need both)
+from messages import preview  # noqa: F401  (you will need it)
 from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
@@ -65,8 +61,7 @@ def append_session_name(session: Session, name: str) -> Entry:
 
 def name_command(chat: NamedChat, argument: str) -> CommandResult:
     """`/name` shows the name; `/name TEXT` names the session and records it."""
-    # TODO: show, refuse (the name in force, a character printable() escapes), or append
-    # and set chat.name.
+    # TODO: show, refuse (the name in force), or append and set chat.name.
     raise NotImplementedError("name_command is not written yet")
 
 
@@ -78,32 +73,16 @@ def session_name_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str | 
 
 def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
     """The list's title for a session: its name, else its first user message."""
-    # TODO: the name in force (printable), else preview() of the path's first user message,
+    # TODO: the name in force, else preview() of the path's first user message,
     # else "(no user message)".
     raise NotImplementedError("session_title is not written yet")
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/name": Command("/name [TEXT]", "show the session's name, or name it", name_command),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/name` like any other command.
+COMMANDS["/name"] = Command("/name [TEXT]", "show the session's name, or name it", name_command)
 
 
 def open_chat(path: Path | str) -> NamedChat:
@@ -146,6 +125,6 @@ def list_sessions(directory: Path | str) -> list[SessionRow]:
 def format_rows(rows: list[SessionRow]) -> str:
     """The table --resume would print."""
     return "\n".join(
-        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {printable(row.path.name)}"
+        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {row.path.name}"
         for number, row in enumerate(rows, start=1)
     )

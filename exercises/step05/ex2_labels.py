@@ -22,7 +22,9 @@ Write four functions (the rest of this file is given):
 1. `append_label(session, name, target_id)` writes that entry with
    `session.append_entry(kind, fields)` and returns it.
 2. `label_target(entries, name)`: the `targetId` of the latest `label` entry named `name` in
-   `entries` (a mapping id -> entry, iterated in file order), or None if there is none.
+   `entries` (a mapping id -> entry, iterated in file order), or None if there is none. A
+   file is data: a label whose `name` is no string is no NAME's label, and one whose
+   `targetId` is no string names nothing (None, when it is the latest of its name).
 3. `label_command(chat, argument)`, the command `/label NAME [ID]`: label entry ID or, with
    no ID, the leaf (`chat.session.leaf_id`); answer one line saying what was labelled. Bad
    input answers one line and writes nothing: no NAME; more than two words; an ID that is no
@@ -36,8 +38,9 @@ Write four functions (the rest of this file is given):
    line and writes nothing.
 
 The step folder is never edited by an exercise, so this file holds what main.py would use:
-`COMMANDS`, `run_command` and `open_chat` (what `--continue` does). Check it with
-`python -m exercises check 05.2` or the notebook.
+its commands in the step's own command table (its run_command dispatches the line) and
+`open_chat` (what `--continue` does). Check it with `python -m exercises check 05.2` or the
+notebook.
 """
 
 from __future__ import annotations
@@ -45,11 +48,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command  # noqa: F401  (you will need it)
 from entries import Entry
-from messages import printable  # noqa: F401  (to show what the user typed)
 from session import Session
 
 
@@ -77,30 +78,12 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     raise NotImplementedError("branch_command is not written yet")
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<16} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/label": Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command),
-    "/branch": Command(
-        "/branch ID|NAME", "go back to entry ID, or to the label NAME", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The commands go into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches them like any other; `/branch` replaces the step's, which it calls.
+COMMANDS["/label"] = Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command)
+COMMANDS["/branch"] = Command("/branch ID|NAME", "go back to entry ID or NAME", branch_command)
 
 
 def open_chat(path: Path | str) -> Chat:

@@ -1,715 +1,174 @@
-"""Check 05.3: a move that leaves messages behind appends one `branch_summary` entry under its
-branch entry, through the one write path, summarising exactly what was left behind (the old
-leaf's path below the common ancestor); the model is given the summary as a note where the
-entry is on the path, before and after a real restart; the note is never saved as a message;
-bad input, and a move that leaves no message behind, write no summary.
-
-- left_behind is asked directly on a mapping that is no dict, for targets above the old
-  leaf and on another branch: "the target's side", "everything below the target" and
-  "walk up until the target" each give another answer.
-- Real turns (the step's loop and scripted model) build the tree; four moves follow: back
-  up the same branch, across to another branch (the common ancestor is not the target), up
-  again, and a move that leaves only a branch and a summary entry behind. Every user question
-  and tool result in the file has a text of its own, so a summary is judged by which of them
-  it holds: all of those left behind, none of the others (the path moved to, an older branch,
-  an older summary).
-- The model is a recording stand-in for the scripted one: what it is GIVEN on the turn after
-  each move must hold the notes of the path's summaries, in place. After each turn the
-  entries written are the turn's messages, and no note.
-- A real restart: a child process loads the student's module afresh, reopens the file with
-  `open_chat`, runs a turn and reports what the model was given.
-"""
+"""Check 05.3: scripts of turns, model switches and moves, named and generated, through the
+step's own dispatcher, play alike on the student's code and the solution's. What is worded
+freely is compared by what it must hold: a summary, by the questions and tool results left, in
+order, within SUMMARY_LIMIT; a note, by the summary it holds. left_behind and the context are
+tried on generated trees; new processes reopen a file, and one an older program wrote."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import session as session_module
-from commands import Chat, CommandResult
-from entries import Entry, build_context, path_to_leaf
-from loop import run_turn
-from messages import (
-    Message,
-    ToolCallBlock,
-    assistant_message,
-    history_problem,
-    preview,
-    text_of,
-    tool_result,
-    user_text,
-)
-from model import DEFAULT_MODEL, MODELS, ModelEvent
-from session import Session
-from tools import Tool, default_tools
+from hypothesis import strategies as st
 
-STEP_DIR = Path(session_module.__file__).resolve().parent
-KIND = "branch_summary"
-CHILD_SECONDS = 20
+import commands
+from exercises import harness as h
+from messages import assistant_message, text_of, tool_result, user_text
 
-WRITTEN: list[Entry] = []  # every entry written through Session.append_entry, in order
-
-# The child: load the student's module afresh, reopen the file as --continue would, run one
-# turn with a model that records what it is given, and report it.
-CHILD = """
-import importlib.util, json, sys
-target, step_dir, path = sys.argv[1:]
-sys.path.insert(0, step_dir)
-spec = importlib.util.spec_from_file_location("ex3_branch_summary", target)
-module = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = module
-spec.loader.exec_module(module)
-from loop import run_turn
-from messages import user_text
-from model import MODELS
-from tools import default_tools
-given = []
-class Recorder:
-    name = "recorder"
-    def stream(self, messages, tools):
-        given.append([dict(m) for m in messages])
-        return MODELS["scripted-v1"].stream(messages, tools)
-chat = module.open_chat(path)
-for _ in run_turn(Recorder(), default_tools(), chat.messages, user_text("what is 3*3")):
-    pass
-print(json.dumps({"given": given[0][:-1]}))
+RULES = {
+    "file": "a move sums up what it leaves",
+    "chat": "after a move: the context with notes",
+    "leaf": "entries go through append_entry, which moves the leaf",
+}
+LEFT = "left: the old path below the shared part"
+CONTEXT = "a note stands where its summary is"
+LINES = ["hello", "what is 12*8", "what was the result", "/model scripted-v2",
+         *(f"/branch e{n}" for n in range(1, 13))]  # fmt: skip
+NAMED = [["hello", "/model scripted-v2", "what is 12*8", "what was the result", "/branch e3"],
+         ["hello", "what is 12*8", "/branch e2", "what is 2+3", "/branch e6"],
+         ["hello", "what is 12*8", "/branch e2", "/branch e7"], ["what is 12*8", "/branch e2"],
+         ["hello", "what is 12*8", "/branch e2", "/model scripted-v2", "/branch e8"]]  # fmt: skip
+KINDS = {"branch_summary": st.fixed_dictionaries({"fromId": st.sampled_from(["e1", "e2"])},
+                                                 optional={"summary": h.odd_values("asked: x")}),
+         "model_change": st.just({"model": "v2"})}  # fmt: skip
+RESTART = """
+import commands
+chat = module.open_chat(args[0])
+if args[1:]:
+    commands.run_command(chat, args[1])
+print(json.dumps([chat.messages, chat.session.written, dict(chat.session.entries)]))
 """
+WRITES: list[h.Writes] = []
 
 
 def before_load() -> None:
-    """Record every entry the one write path writes, whoever calls it."""
-    real = Session.append_entry
-
-    def recording(self: Session, kind: str, fields: Any) -> Entry:
-        entry = real(self, kind, fields)
-        WRITTEN.append(entry)
-        return entry
-
-    Session.append_entry = recording  # type: ignore[method-assign]
+    WRITES.append(h.Writes())
 
 
 def check(module: ModuleType) -> str:
-    lookups = direct_left_behind(module.left_behind)
-    longest = direct_summaries(module)
-    untrusted = direct_untrusted_summaries(module.context_with_summaries)
-    with tempfile.TemporaryDirectory() as temporary:
-        folder = Path(temporary)
-        session = Session.create(folder, session_id="summaries", created_at="2026", cwd="/")
-        chat = Chat(session, [], cursor=0)
-        ids: dict[str, str] = {}
-
-        say(module, chat, "hello", ids)  # e1 e2
-        command(module, chat, "/model scripted-v2")  # e3: in force on the first branch
-        say(module, chat, "what is 12*8", ids)  # e4..e7
-        say(module, chat, "what was the result", ids)  # e8 e9: two turns, two questions
-        command(module, chat, "/model scripted-v1")  # e10: the move starts at a model_change
-        # Up the same branch, right after /model: e3..e10 are left behind (two questions); the
-        # moves back to the first branch later must bring scripted-v2 back.
-        move(module, chat, f"/branch {ids['answer hello']}", summary=True)  # e11, e12
-        say(module, chat, "what is 7*6", ids)  # e11..e14: the model must see e10's note
-        for line, why in [
-            ("/branch", "it names no entry"),
-            ("/branch e99", "there is no entry e99"),
-            (f"/branch {ids['call what is 12*8']}", "that entry is a tool call"),
-            (f"/branch {chat.session.leaf_id}", "that entry is already the leaf"),
-        ]:
-            refused(module, chat, line, why)
-        # Across to the first branch: the common ancestor is e2, not the target e6.
-        move(module, chat, f"/branch {ids['answer what is 12*8']}", summary=True)  # e15, e16
-        summary_2 = chat.session.leaf_id
-        say(module, chat, "what is 2**10", ids)  # e17..e20
-        move(module, chat, f"/branch {summary_2}", summary=True)  # e21, e22
-        # Only a branch and a summary are left behind: no new summary, the older one stays.
-        move(module, chat, f"/branch {summary_2}", summary=False)  # e23
-        say(module, chat, "what is 9*9", ids)  # e24..e27: the model must still see e16's note
-        path = chat.session.path
-
-        resumed = Session.open(path)
-        assert resumed.skipped == 0, (
-            f"the step's reader skipped {resumed.skipped} lines: write with session.append_entry",
-            module.branch_command,
-        )
-        plain = resumed.context
-        expected = expected_context(resumed.session.entries, resumed.session.leaf_id)
-        assert plain.messages == [m for kind, m in expected if kind == "message"], (
-            "the step's own reader (which skips branch_summary entries, as steps 03 and 04 do) "
-            "does not restore the conversation: the summary must be an entry of its own kind, "
-            "never a message",
-            module.branch_command,
-        )
-
-        restarted = restart(module, path)
-        problem = compare(restarted, expected)
-        if problem:
-            raise AssertionError(
-                "a new process that reopened the file with open_chat and ran a turn gave the "
-                f"model {len(restarted)} messages: {problem}",
-                module.context_with_summaries,
-            )
-    paired = direct_pairing(module.context_with_summaries)
+    pair = h.subjects(module)
+    for script in NAMED:
+        alike(pair, script)
+    restarted(pair, NAMED[1][:4], [])  # reopened: the note in its place, turns after it
+    restarted(pair, ["hello", "what is 12*8", "older e2"], ["/branch e4"])  # refused
+    trees = h.for_all(h.trees(KINDS, 7), lambda tree: trees_alike(pair, tree), 200, special())
+    scripts = h.for_all(st.lists(st.sampled_from(LINES), max_size=7),
+                        lambda script: alike(pair, script), 60) + len(NAMED)  # fmt: skip
     return (
-        f"left_behind gave the old path below the common ancestor for {lookups} moves, up and "
-        "across; summarize_branch gave '' for no message and "
-        f"{longest} characters (the limit is {module.SUMMARY_LIMIT}) for 160 messages; of 4 "
-        "real moves, the 3 that left messages behind each wrote one branch_summary under "
-        "their branch entry, holding "
-        "every user question and tool result left behind and none of the file's others, and "
-        "the move that left none wrote none; 4 bad /branch commands wrote nothing; on the 3 "
-        "turns that followed moves (the first made right after /model, each move followed "
-        "by the model in force at its leaf) the model was given the notes of the summaries on the "
-        "path, in place, and no note was saved as a message; a new process reopening the "
-        "file gave the model the same; the step's own reader still restores the conversation; "
-        f"{untrusted} branch_summary entries whose summary is no string (a list, an object, "
-        "null, none at all) gave the model no note; on a path with a summary and "
-        f"{paired} tool calls and results that do not pair up, the context was the step's own "
-        "(a lost result answered in memory, a result without its call left out, the last call "
-        "left for the resume), with the note in place"
+        f"{scripts} scripts of moves through the step's dispatcher wrote summaries holding what "
+        "was left behind and left the chat as the solution's; left_behind and the context "
+        f"agreed with it on {trees} trees; two new processes reopened files alike"
     )
 
 
-# --- left_behind and summarize_branch on their own -------------------------------------------
+def state(chat: Any) -> dict[str, Any]:
+    messages = noted(chat.messages, chat.session.entries)
+    return {"messages": messages, "cursor": chat.cursor, "model": chat.model,
+            "leaf": chat.session.leaf_id}  # fmt: skip
 
 
-class Entries(Mapping[str, Entry]):
-    """A mapping id -> entry that is no dict (as a lazily decoded session's may be)."""
-
-    def __init__(self, entries: list[Entry]) -> None:
-        self._entries = {e["id"]: e for e in entries}
-
-    def __getitem__(self, key: str) -> Entry:
-        return self._entries[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
+def noted(messages: list[Any], entries: Any) -> list[Any]:
+    """The messages, a note said as `note eN`: a user message in no message entry,
+    holding the summary of eN (the longest such): its wording is the student's own."""
+    said = [e["message"] for e in entries.values() if e["type"] == "message"]
+    summaries = sorted(((e["summary"], e["id"]) for e in entries.values() if e["type"] ==
+                        "branch_summary" and isinstance(e.get("summary"), str)),
+                       key=lambda pair: -len(pair[0]))  # fmt: skip
+    return [next((f"note {i}" for s, i in summaries if s in text_of(m)), m)
+            if m["role"] == "user" and m not in said else m for m in messages]  # fmt: skip
 
 
-def message_entry(number: int, parent: int | None, role: str, text: str) -> Entry:
-    message: Message = user_text(text) if role == "user" else assistant_message(text)
-    return {
-        "type": "message",
-        "id": f"e{number}",
-        "parentId": f"e{parent}" if parent else None,
-        "message": message,
-    }
+def held(lines: list[Any]) -> list[Any]:
+    """The file, each summary said as what it must hold: the questions and tool results of
+    the messages its move left behind, in order, within the limit."""
+    by_id = {e.get("id"): e for e in lines[1:] if isinstance(e, dict)}
+    seen = []
+    for entry in lines:
+        move = by_id.get(entry.get("parentId")) if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and entry.get("type") == "branch_summary" and move:
+            left = SOLUTION[0].left_behind(by_id, entry.get("fromId"), move.get("parentId"))
+            wanted = [text_of(e["message"]) for e in left if e["type"] == "message"
+                      and e["message"]["role"] in ("user", "toolResult")]  # fmt: skip
+            entry = {**entry, "summary": holds(entry.get("summary"), wanted)}
+        seen.append(entry)
+    return seen
 
 
-def direct_left_behind(left_behind: Callable[..., Any]) -> int:
-    """e1 e2 e3 e4 e5 is the first branch; e6 (a branch back to e2) e7 e8 the second."""
-    tree = Entries(
-        [
-            message_entry(1, None, "user", "hello"),
-            message_entry(2, 1, "assistant", "Hello!"),
-            message_entry(3, 2, "user", "a"),
-            message_entry(4, 3, "assistant", "A."),
-            message_entry(5, 4, "user", "b"),
-            {"type": "branch", "id": "e6", "parentId": "e2", "fromId": "e5"},
-            message_entry(7, 6, "user", "c"),
-            message_entry(8, 7, "assistant", "C."),
-        ]
-    )
-    cases = [
-        ("e8", "e4", ["e6", "e7", "e8"], "a target on another branch (common ancestor e2)"),
-        ("e5", "e2", ["e3", "e4", "e5"], "a target above the old leaf"),
-        ("e5", "e1", ["e2", "e3", "e4", "e5"], "the first entry as the target"),
-        ("e8", "e6", ["e7", "e8"], "a target above the old leaf that is a branch entry"),
-        ("e4", "e8", ["e3", "e4"], "a target on another branch, below its own branch entry"),
-    ]
-    for old, target, want, what in cases:
-        try:
-            got = left_behind(tree, old, target)
-        except (AssertionError, NotImplementedError):
-            raise
-        except Exception as error:
-            raise AssertionError(
-                f"left_behind(entries, {old!r}, {target!r}) raised {type(error).__name__}: "
-                f"{error}; entries is a mapping id -> entry: use path_to_leaf, `in`, [] or .get",
-                left_behind,
-            ) from error
-        got_ids = [e.get("id") if isinstance(e, dict) else e for e in got or []]
-        if got_ids == want:
-            continue
-        asked = (
-            f"left_behind(entries, {old!r}, {target!r}) gave {got_ids}, for {what}; expected "
-            f"{want}, the old leaf's path below the common ancestor"
-        )
-        old_ids = [e["id"] for e in path_to_leaf(tree, old).entries]
-        new_ids = [e["id"] for e in path_to_leaf(tree, target).entries]
-        shared = [i for i in old_ids if i in new_ids]
-        if got_ids and all(i in new_ids for i in got_ids) and not set(got_ids) & set(want):
-            asked += (
-                f": {got_ids} is on the path to the TARGET, the branch moved to; what is left "
-                "behind is on the path from the OLD leaf"
-            )
-        elif set(got_ids) & set(shared):
-            on_both = [i for i in got_ids if i in shared]
-            asked += (
-                f": {on_both} are on the path to the target too (the model keeps them); stop "
-                "at the deepest entry the two paths share"
-            )
-        elif got_ids == []:
-            asked += ": the target is not always on the old leaf's path; compare the two paths"
-        raise AssertionError(asked, left_behind)
-    return len(cases)
+def holds(summary: object, wanted: list[str]) -> str:
+    if not isinstance(summary, str) or len(summary) > SOLUTION[0].SUMMARY_LIMIT:
+        return f"{h.short(summary, 30)}, too long or no text"
+    at = 0
+    for text in wanted:
+        if (at := summary.find(text, at)) < 0:
+            return f"no {text!r}"
+    return "all"
 
 
-def direct_summaries(module: ModuleType) -> int:
-    summarize, limit = module.summarize_branch, module.SUMMARY_LIMIT
-    quiet = [
-        {"type": "branch", "id": "e6", "parentId": "e2", "fromId": "e5"},
-        {"type": KIND, "id": "e7", "parentId": "e6", "fromId": "e5", "summary": "asked: x"},
-    ]
-    for entries, what in [([], "no entry"), (quiet, "only a branch and a summary entry")]:
-        got = summarize(entries)
-        assert got == "", (
-            f"summarize_branch gave {got!r} for {what}; it should give '' when no message is "
-            "left behind (and then no summary is written)",
-            summarize,
-        )
-    long_branch = []
-    for turn in range(40):
-        base = 4 * turn + 1
-        long_branch += [
-            message_entry(base, base - 1 or None, "user", f"question {turn} " + "why? " * 30),
-            message_entry(base + 1, base, "assistant", "Let me see. " * 20),
-            message_entry(base + 2, base + 1, "user", "tool said " + "9" * 500),
-            message_entry(base + 3, base + 2, "assistant", "So there. " * 20),
-        ]
-    got = summarize(long_branch)
-    assert isinstance(got, str) and 0 < len(got) <= limit, (
-        f"summarize_branch gave {len(got) if isinstance(got, str) else got!r} characters for a "
-        f"branch of {len(long_branch)} messages; a summary is short: at most SUMMARY_LIMIT "
-        f"({limit}) characters, so cut it short",
-        summarize,
-    )
-    return len(got)
+SOLUTION: list[ModuleType] = []
 
 
-def direct_untrusted_summaries(context_with_summaries: Callable[..., Any]) -> int:
-    """A file is data: a branch_summary whose summary is no string gives the model no note."""
-    odd: list[dict[str, Any]] = [{"summary": ["asked: x"]}, {"summary": {"text": "x"}},
-                                 {"summary": None}, {}]  # fmt: skip
-    entries = [message_entry(1, None, "user", "hello")]
-    for number, fields in enumerate(odd, start=2):
-        entries.append({"type": KIND, "id": f"e{number}", "parentId": f"e{number - 1}",
-                        "fromId": "e1", **fields})  # fmt: skip
-    last = len(entries) + 1
-    entries.append(message_entry(last, last - 1, "user", "what is 2+3"))
-    try:
-        context = context_with_summaries(Entries(entries), f"e{last}")
-    except (AssertionError, NotImplementedError):
-        raise
-    except Exception as error:
-        raise AssertionError(
-            f"context_with_summaries raised {type(error).__name__}: {error} on a path whose "
-            "branch_summary entries hold a list, an object, null and no summary at all: a "
-            "file is data; read the field with .get() and make a note of a string only",
-            context_with_summaries,
-        ) from error
-    texts = [text_of(message) for message in context.messages]
-    assert texts == ["hello", "what is 2+3"], (
-        f"context_with_summaries gave the model {texts!r} for a path whose branch_summary "
-        "entries hold a list, an object, null and no summary at all; it should give "
-        "['hello', 'what is 2+3']: a summary that is no string is no note",
-        context_with_summaries,
-    )
-    return len(odd)
+def alike(pair: tuple[h.Subject, h.Subject], script: list[str]) -> None:
+    SOLUTION[:] = [pair[1].module]
+    mine, theirs = (h.play(s, script, new_chat, state, WRITES[0], seen_as=held) for s in pair)
+    h.same_plays(script, mine, theirs, RULES, lambda lines: 0, width=28)
 
 
-def direct_pairing(context_with_summaries: Callable[..., Any]) -> int:
-    """Tool calls and results as the step's own build_context pairs them, the note in place:
-    e2's call lost its result (e3, a damaged line), e5 is a result whose call is not on the
-    path, and the path ends on e7's call, which the resume answers in the file."""
-    call_1: ToolCallBlock = {"type": "toolCall", "id": "call_1", "name": "calc",
-                             "arguments": {"expression": "6*7"}}  # fmt: skip
-    call_2: ToolCallBlock = {**call_1, "id": "call_2"}
-    stray: ToolCallBlock = {**call_1, "id": "call_9"}
-    summary = "asked: what is 2**10000; result: too large"
-    chain: list[dict[str, Any]] = [
-        {"type": "message", "message": user_text("what is 6*7")},
-        {"type": "message", "message": assistant_message("Let me calculate that.", [call_1])},
-        {"type": "damaged"},  # what the reader leaves of the line that held call_1's result
-        {"type": KIND, "fromId": "e1", "summary": summary},
-        {"type": "message", "message": tool_result(stray, "81")},
-        {"type": "message", "message": user_text("and 7*6?")},
-        {"type": "message", "message": assistant_message("Let me calculate that.", [call_2])},
-    ]
-    entries = Entries([
-        {"id": f"e{n}", "parentId": f"e{n - 1}" if n > 1 else None, **fields}
-        for n, fields in enumerate(chain, start=1)
-    ])  # fmt: skip
-    try:
-        context = context_with_summaries(entries, "e7")
-    except (AssertionError, NotImplementedError):
-        raise
-    except Exception as error:
-        raise AssertionError(
-            f"context_with_summaries raised {type(error).__name__}: {error} on a path with a "
-            "damaged line: walk it as build_context does",
-            context_with_summaries,
-        ) from error
-    plain = build_context(entries, "e7").messages  # the step's own pairing
-    want = plain[:3] + [("note", summary)] + plain[3:]
-    given = list(context.messages)
-    notes = [i for i, m in enumerate(given) if is_note(m, summary)]
-    without = [m for i, m in enumerate(given) if i not in notes]
-    if without == plain and notes == [3]:
-        return 3
-    said = (
-        f"context_with_summaries gave the model {[preview(m)[:30] for m in given]} for a path "
-        "with a summary and tool calls that do not pair up"
-    )
-    if len(without) > len(plain) and without[: len(plain)] == plain:
-        raise AssertionError(
-            f"{said}: the call the path ends on ({call_2['id']}) was answered in memory. "
-            "build_context leaves it for the resume, which writes its answer to the file; "
-            "answered in memory only, it is answered again on every resume",
-            context_with_summaries,
-        )
-    ends_on_the_call = bool(without) and without[-1] == plain[-1]
-    problem = history_problem(without[:-1] if ends_on_the_call else without)
-    if problem is not None:
-        raise AssertionError(
-            f"{said}; a chat API refuses that ({problem[:160]}). The step's build_context "
-            "pairs them (read it): an error result in memory for a call whose result is lost, "
-            "no result without its call; do the same, with the notes in place",
-            context_with_summaries,
-        )
-    raise AssertionError(
-        f"{said}; expected the step's own context with the note in place: "
-        f"{[preview(m)[:30] if isinstance(m, dict) else 'note' for m in want]}",
-        context_with_summaries,
-    )
+def new_chat(subject: h.Subject, session: Any) -> Any:
+    return commands.Chat(session, [], cursor=0)
 
 
-# --- Driving the chat ------------------------------------------------------------------------
+def restarted(pair: tuple[h.Subject, h.Subject], script: list[str], typed: list[str]) -> None:
+    """Both reopen the same file in a new process, type a line, and must see and write alike.
+    "older e2" is a move made by the step's own /branch, as an older program made it."""
+    with tempfile.TemporaryDirectory() as folder:
+        chat = commands.Chat(h.session_in(Path(folder)), [], cursor=0)
+        for line in script:
+            if line.startswith("older "):
+                commands.branch_command(chat, line.split()[1])
+            elif line.startswith("/"):
+                h.command(pair[1], chat, line)  # the solution's, as the file's writer
+            else:
+                h.say(chat, line)
+        seen = [h.in_a_new_process(s, RESTART, str(chat.session.path), *typed) for s in pair]
+    (mine, wrote, entries), (theirs, wrote_too, _) = seen
+    case = f"reopened after {len(script)} lines{', ' + typed[0] if typed else ''}"
+    if wrote != wrote_too:
+        said = f"it wrote {wrote} entries, expected {wrote_too}"
+        h.fail("a refused /branch writes nothing", case, said, pair[0].module.branch_command)
+    said = h.difference(noted(mine, entries), noted(theirs, entries), "message {}".format)
+    if said:
+        h.fail(CONTEXT, case, said, pair[0].module.open_chat)
 
 
-class Recorder:
-    """The scripted model, recording what it is given on every call."""
-
-    name = "recorder"
-
-    def __init__(self, model_name: str) -> None:
-        self.inner = MODELS[model_name]
-        self.given: list[list[Message]] = []
-
-    def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
-        self.given.append(list(messages))
-        return self.inner.stream(messages, tools)
-
-
-MOVES: list[tuple[str, str]] = []  # (the command, the summary entry's id or "") of each move
-
-
-def say(module: ModuleType, chat: Chat, text: str, ids: dict[str, str]) -> None:
-    """One real turn, saved as main.py saves it; what the model is given is recorded."""
-    recorder = Recorder(chat.model)
-    before_messages = len(chat.messages)
-    mark = len(WRITTEN)
-    for _ in run_turn(recorder, default_tools(), chat.messages, user_text(text)):
-        pass
-    chat.save_new()
-    turn = chat.messages[before_messages:]
-    written = WRITTEN[mark:]
-    got = [e["message"] for e in written if e["type"] == "message"]
-    if got != turn or len(written) != len(turn):
-        notes = [m for m in got if m not in turn]
-        raise AssertionError(
-            f"the turn '{text}' after `{MOVES[-1][0] if MOVES else ''}` saved "
-            f"{len(written)} entries, not its {len(turn)} messages"
-            + (
-                f": it saved the note {preview(notes[0])!r} as a message too. The note is in "
-                "the file already, as the branch_summary entry: chat.follow(context) counts it "
-                "in the cursor"
-                if notes
-                else ""
-            ),
-            module.branch_command,
-        )
-    # Ids for the commands to come, from the entries just written.
-    ids[text] = written[0]["id"]
-    ids[f"call {text}"] = written[1]["id"] if len(written) > 2 else written[0]["id"]
-    ids[f"answer {text}"] = written[-1]["id"]
-    if MOVES:
-        expected = expected_context(chat.session.entries, written[0]["parentId"])
-        problem = compare(recorder.given[0][:-1], expected)
-        if problem:
-            command, summary_id = MOVES[-1]
-            raise AssertionError(
-                f"on the turn after `{command}` the model was given "
-                f"{len(recorder.given[0]) - 1} messages before the question: {problem}",
-                module.context_with_summaries if summary_id else module.branch_command,
-            )
+def trees_alike(pair: tuple[h.Subject, h.Subject], tree: h.Tree) -> None:
+    leaves = [*tree.entries, None]
+    for old, target in [(a, b) for a in leaves[:3] for b in leaves[-3:] if a and b]:
+        got, want = (s.call(s.module.left_behind, tree.entries, old, target) for s in pair)
+        case = f"{str(tree).rsplit(' at ', 1)[0]} from {old} to {target}"
+        if got.error is not None or [e["id"] for e in got.value] != [e["id"] for e in want.value]:
+            said = got.said() if got.error else f"{[e['id'] for e in got.value]}"
+            h.fail(LEFT, case, f"{said}, expected {[e['id'] for e in want.value]}", got.line)
+    got, want = (s.call(s.module.context_with_summaries, tree.entries, tree.leaf) for s in pair)
+    if got.error is not None:
+        raise AssertionError(f"{CONTEXT}; {tree}: {got.said()}") from got.error
+    mine, theirs = (noted(c.value.messages, tree.entries) for c in (got, want))
+    said = h.difference(mine, theirs, lambda at: f"message {at + 1}", "messages") or h.difference(
+        [got.value.model, got.value.chain_break], [want.value.model, want.value.chain_break],
+        ["the model", "the chain break"].__getitem__)  # fmt: skip
+    if said:
+        h.fail(CONTEXT, str(tree), said, got.line)
 
 
-def expected_context(entries: Mapping[str, Entry], leaf: str | None) -> list[tuple[str, Any]]:
-    """("message", message) and ("note", summary text), in path order."""
-    expected: list[tuple[str, Any]] = []
-    for entry in path_to_leaf(entries, leaf).entries:
-        if entry["type"] == "message":
-            expected.append(("message", entry["message"]))
-        elif entry["type"] == KIND:
-            expected.append(("note", entry["summary"]))
-    return expected
-
-
-def is_note(message: Any, summary: str) -> bool:
-    return (
-        isinstance(message, dict) and message.get("role") == "user" and summary in text_of(message)  # type: ignore[arg-type]
-    )
-
-
-def compare(given: list[Any], expected: list[tuple[str, Any]]) -> str | None:
-    """What is wrong with `given` as the model's context, or None."""
-    summaries = [summary for kind, summary in expected if kind == "note"]
-    wanted = [i for i, (kind, _) in enumerate(expected) if kind == "note"]
-    plain = [m for kind, m in expected if kind == "message"]
-    for summary in summaries:
-        if not any(is_note(message, summary) for message in given):
-            return (
-                f"none holds the summary {summary[:60]!r}, though its branch_summary entry is "
-                "on the path: give the model a note of each summary on the path "
-                "(context_with_summaries), and chat.follow it after every move"
-            )
-    extra = [
-        message
-        for message in given
-        if not any(is_note(message, s) for s in summaries) and message not in plain
-    ]
-    if extra:
-        shown = preview(extra[0])[:60] if isinstance(extra[0], dict) else repr(extra[0])
-        return (
-            f"{len(extra)} of them (the first: {shown!r}) {'is' if len(extra) == 1 else 'are'} "
-            "neither a message nor a note of a "
-            "summary on the path from the leaf: a summary on another branch (or anywhere else "
-            "in the file) is not this conversation's"
-        )
-    for summary, index in zip(summaries, wanted, strict=True):
-        places = [i for i, message in enumerate(given) if is_note(message, summary)]
-        if index not in places:
-            return (
-                f"the note of {summary[:40]!r} is message {places[0] + 1}; its entry comes "
-                f"after message {index} on the path: put each note where its summary is"
-            )
-    others = [m for i, m in enumerate(given) if i not in wanted]
-    if len(given) != len(expected) or others != plain:
-        return (
-            f"expected the {len(plain)} messages of the path from the leaf with "
-            f"{len(summaries)} note(s) in place, {len(expected)} in all"
-        )
-    return None
-
-
-def command(module: ModuleType, chat: Chat, line: str) -> list[str]:
-    try:
-        result = module.run_command(chat, line)
-    except (AssertionError, NotImplementedError):
-        raise
-    except Exception as error:
-        raise AssertionError(
-            f"`{line}` raised {type(error).__name__}: {error}: a command answers in lines "
-            "and never raises",
-            module.branch_command,
-        ) from error
-    assert isinstance(result, CommandResult) and result.lines, (
-        f"`{line}` returned {result!r}: return a CommandResult with at least one line",
-        module.branch_command,
-    )
-    return list(result.lines)
-
-
-def move(module: ModuleType, chat: Chat, line: str, summary: bool) -> None:
-    """The step's branch entry, then one branch_summary under it (or none)."""
-    session = chat.session
-    old_leaf = session.leaf_id
-    assert old_leaf is not None
-    mark = len(WRITTEN)
-    before = session.path.read_bytes()
-    lines = command(module, chat, line)
-    after = session.path.read_bytes()
-    new = WRITTEN[mark:]
-    kinds = [e["type"] for e in new]
-    assert after.startswith(before) and after.count(b"\n") - before.count(b"\n") == len(new), (
-        f"`{line}` changed the file other than through session.append_entry",
-        module.branch_command,
-    )
-    assert kinds and kinds[0] in ("branch", KIND), (
-        f"`{line}` answered {lines} and wrote {kinds or 'nothing'}: call step_branch_command",
-        module.branch_command,
-    )
-    if kinds[0] == KIND:
-        raise AssertionError(
-            f"`{line}` wrote {kinds}: the summary went in before the move, so it hangs under "
-            "the old leaf, on the branch left behind, where the new branch never sees it. "
-            "Move first (step_branch_command), then append the summary under the branch entry",
-            module.branch_command,
-        )
-    branch = new[0]
-    target = branch["parentId"]
-    left = left_behind_ids(session.entries, old_leaf, target)
-    left_messages = [session.entries[i] for i in left if session.entries[i]["type"] == "message"]
-    if not summary:
-        assert kinds == ["branch"], (
-            f"`{line}` wrote {kinds}, but it left no message behind (only "
-            f"{', '.join(left)}: a branch and a summary entry): write no summary",
-            module.branch_command,
-        )
-        MOVES.append((line, ""))
-        check_chat(module, chat, line)
-        return
-    if kinds == ["branch"]:
-        raise AssertionError(
-            f"`{line}` left {len(left_messages)} messages behind ({left_messages[0]['id']}.."
-            f"{left_messages[-1]['id']}) but wrote no {KIND} entry: append one under the "
-            "branch entry with session.append_entry, so the summary is in the file"
-            + (
-                "; a note in chat.messages alone is gone at the next start"
-                if len(chat.messages)
-                > len(build_context(session.entries, session.leaf_id).messages)
-                else ""
-            ),
-            module.branch_command,
-        )
-    if kinds != ["branch", KIND]:
-        raise AssertionError(
-            f"`{line}` wrote {kinds}; it should write a branch entry and one {KIND} entry"
-            + (
-                ": a summary written as a message is a message the user never typed, shown "
-                "as theirs by /tree and by every older reader; give it its own kind"
-                if "message" in kinds
-                else ""
-            ),
-            module.branch_command,
-        )
-    entry = new[1]
-    text = entry.get("summary")
-    assert entry.get("parentId") == branch["id"] and entry.get("fromId") == old_leaf, (
-        f"`{line}` wrote the summary {entry['id']} under {entry.get('parentId')} with fromId "
-        f"{entry.get('fromId')!r}; it hangs under the branch entry {branch['id']}, and its "
-        f"fromId is the old leaf {old_leaf}",
-        module.branch_command,
-    )
-    assert isinstance(text, str) and text, (
-        f"`{line}` wrote a summary whose summary is {text!r}: it should be the text",
-        module.summarize_branch,
-    )
-    judge_summary(module, chat, line, text, left_messages)
-    MOVES.append((line, entry["id"]))
-    check_chat(module, chat, line)
-
-
-def left_behind_ids(entries: Mapping[str, Entry], old_leaf: str, target: str) -> list[str]:
-    old = [e["id"] for e in path_to_leaf(entries, old_leaf).entries]
-    new = {e["id"] for e in path_to_leaf(entries, target).entries}
-    return [i for i in old if i not in new]
-
-
-def judge_summary(module: ModuleType, chat: Chat, line: str, text: str, left: list[Entry]) -> None:
-    """Every question and tool result left behind is in it; none from anywhere else."""
-    left_ids = {e["id"] for e in left}
-    entries = chat.session.entries
-    kept = {
-        e_id: entries[e_id]
-        for e_id in entries
-        if entries[e_id]["type"] == "message"
-        and entries[e_id]["message"]["role"] in ("user", "toolResult")
-    }
-    on_path = {e["id"] for e in path_to_leaf(entries, chat.session.leaf_id).entries}
-    for e_id, entry in kept.items():
-        said = text_of(entry["message"])
-        if e_id in left_ids:
-            assert said in text, (
-                f"`{line}` wrote the summary {text[:120]!r}, which lacks {said!r}, a "
-                f"{entry['message']['role']} message left behind ({e_id}): hold every user "
-                "question and tool result left behind",
-                module.summarize_branch,
-            )
-        elif said in text:
-            where = (
-                "on the path the conversation continues on (the model still has it)"
-                if e_id in on_path
-                else "on a branch that was left before this move (or in an older summary)"
-            )
-            raise AssertionError(
-                f"`{line}` wrote the summary {text[:120]!r}, which holds {said!r} ({e_id}), "
-                f"{where}: summarise only what this move leaves behind, the old leaf's path "
-                "below the common ancestor",
-                module.left_behind,
-            )
-
-
-def check_chat(module: ModuleType, chat: Chat, line: str) -> None:
-    """After a move: the chat is the context with notes, all counted by the cursor, and the
-    model is the one in force at the new leaf."""
-    session = chat.session
-    expected = expected_context(session.entries, session.leaf_id)
-    recorded = build_context(session.entries, session.leaf_id).model
-    assert chat.model == (recorded or DEFAULT_MODEL), (
-        f"after `{line}` chat.model is {chat.model}; the path from the new leaf switched to "
-        f"{recorded}: the context given to chat.follow carries the model in force at the "
-        "leaf, as build_context finds it (the step's /branch set it; the context with "
-        "summaries must not lose it)",
-        module.context_with_summaries,
-    )
-    problem = compare(chat.messages, expected)
-    if problem:
-        raise AssertionError(
-            f"after `{line}` chat.messages holds {len(chat.messages)} messages: {problem}",
-            module.branch_command,
-        )
-    assert chat.cursor == len(chat.messages), (
-        f"after `{line}` chat.cursor is {chat.cursor}, but chat.messages holds "
-        f"{len(chat.messages)}: the next save would write the note as a message. Every message "
-        "of the new context is in the file already (the note as its entry): "
-        "chat.follow(context_with_summaries(...)) sets the cursor to all of them",
-        module.branch_command,
-    )
-
-
-def refused(module: ModuleType, chat: Chat, line: str, why: str) -> None:
-    mark, before = len(WRITTEN), chat.session.path.read_bytes()
-    leaf, messages = chat.session.leaf_id, list(chat.messages)
-    command(module, chat, line)
-    assert len(WRITTEN) == mark and chat.session.path.read_bytes() == before, (
-        f"`{line}` wrote {[e['type'] for e in WRITTEN[mark:]]}, but {why}: the step's /branch "
-        "refuses it; when the leaf did not move, write nothing (no summary either)",
-        module.branch_command,
-    )
-    assert chat.session.leaf_id == leaf and chat.messages == messages, (
-        f"`{line}` changed the chat, but {why}: leave it as it was",
-        module.branch_command,
-    )
-
-
-def restart(module: ModuleType, path: Path) -> list[Any]:
-    target = str(Path(module.__file__).resolve())
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, target, str(STEP_DIR), str(path)],
-            cwd=path.parent,
-            capture_output=True,
-            text=True,
-            timeout=CHILD_SECONDS,
-        )
-    except subprocess.TimeoutExpired:
-        raise AssertionError(
-            f"a new process reopening the file took over {CHILD_SECONDS} s",
-            module.context_with_summaries,
-        ) from None
-    if done.returncode != 0:
-        errors = done.stderr.strip().splitlines()
-        raise AssertionError(
-            "a new process that reopened the file with open_chat and ran a turn failed: "
-            f"{errors[-1] if errors else f'exit {done.returncode}'}",
-            module.context_with_summaries,
-        )
-    return json.loads(done.stdout.strip().splitlines()[-1])["given"]
+def special() -> list[h.Tree]:
+    """A path with a summary among tool calls and results that do not pair up: a call whose
+    result is lost (a kind no step knows where it was), a stray result, a call at the end."""
+    call = {"type": "toolCall", "id": "c1", "name": "calc", "arguments": {"expression": "6*7"}}
+    chain = [{"message": user_text("6*7?")}, {"message": assistant_message("", [call])},
+             {"type": "x_later_kind"}, {"type": "branch_summary", "fromId": "e1", "summary": "x"},
+             {"message": tool_result({**call, "id": "c9"}, "81")},
+             {"message": assistant_message("", [{**call, "id": "c2"}])}]  # fmt: skip
+    entries = {f"e{n}": {"type": "message", "id": f"e{n}", "parentId": f"e{n - 1}" if n > 1
+                         else None, **fields} for n, fields in enumerate(chain, 1)}  # fmt: skip
+    return [h.Tree(entries, "e6", "unpaired tool calls")]

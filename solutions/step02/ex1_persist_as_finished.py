@@ -3,7 +3,9 @@
 main.py persists once a turn is over, so a crash in the middle of a turn loses all of it,
 even the user's line. Write `persist_as_finished(events, session)`: it consumes the events of
 one `run_turn` and appends each message to `session` as soon as its `MessageEnd` event
-arrives. It returns how many messages it appended.
+arrives, each once. It returns how many messages it appended. A turn that fails (the model
+goes away mid-turn) raises out of `events`: let it go on to the caller, who tells the user;
+what was finished before it is already saved.
 
 The loop must stay ignorant of disk: you only read its events, you do not change loop.py.
 (This is how a real harness does it: the session subscribes to "message finished" events.)

@@ -8,12 +8,10 @@ Every header records where its session was started: `"cwd": "/abs/path"`. Write
 `find_latest_session_in(directory, cwd)`: the session `--continue` would resume if it only
 looked at sessions started in the folder `cwd`, or None when there is none. That is, the
 first file in `list_session_files(directory)` (most recently modified first; a tie goes to
-the later name) that is a usable session, holds a message, and was started in `cwd`.
+the later name) that is a usable session and was started in `cwd`.
 
-- `read_header(path)` reads only the first line; it raises `UnusableSessionFile` for a file
-  that cannot be a session (a folder, a FIFO, a newer version...): pass such files over.
-- `holds_a_message(path)`: a session with no message has nothing to resume; `--continue`
-  passes it over, and so should you.
+- `read_header(path)` raises `UnusableSessionFile` for a file that cannot be a session (a
+  folder, an empty file, a newer version...): pass such files over, as `--continue` does.
 - One folder has many spellings: `/home/ada/proj`, `/home/ada/proj/`, `/home/ada/x/../proj`,
   a symlink to it. Compare folders, not strings: `Path(a).resolve() == Path(b).resolve()`.
   A subfolder, or a folder whose name merely starts the same, is another folder.
@@ -25,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session import UnusableSessionFile, holds_a_message, list_session_files, read_header
+from session import UnusableSessionFile, list_session_files, read_header
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:
@@ -34,7 +32,7 @@ def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | Non
     for path in list_session_files(directory):  # newest first, ties by name
         try:
             started_in = Path(read_header(path)["cwd"]).resolve()
-            if started_in == wanted and holds_a_message(path):
+            if started_in == wanted:
                 return path
         except UnusableSessionFile:
             continue  # main.py would warn; here it simply is not a candidate

@@ -12,36 +12,35 @@ where it came from:
 Write `fork_session(path, directory, *, session_id, created_at)`:
 
 1. Read the parent, and only read it: `read_session(path)` gives its header, its entries by
-   id and its leaf, and never opens the file for writing (`Session.open` opens a session to
-   append to it, and a read-only parent would look unforkable). Its conversation is the path
-   from its leaf (`entries.path_to_leaf`), not its lines in file order: a branched file holds
-   abandoned branches, and they stay in the parent.
+   id and its leaf, and never writes. Its conversation is the path from its leaf
+   (`entries.path_to_leaf`), not its lines in file order: a branched file holds abandoned
+   branches, and they stay in the parent.
 2. Create the fork in `directory` with `Session.create` (id and time as given, the parent's
    `cwd`), and put `parentSession`, the parent file's ABSOLUTE path as text, in its `header`
-   before the first write: the header is written with the first entry.
+   before the first write: the header is written with the first entry. The fork holds what
+   its parent holds, so it is as private: the file 0600 and a folder it makes 0700, whatever
+   the umask (`Session.create` makes them so; a file opened by hand is 0644 under umask 022).
 3. Copy the path's entries, in order, through the fork's one write path,
    `fork.append_entry(kind, fields)`: it numbers each copy and hangs it under the one before,
    so the fork is a straight line. Keep every field but `type`, `id` and `parentId`, so a
    `model_change` keeps its model (and an entry of a kind this step does not know keeps what
    it holds). Leave out `branch` entries: they record a move inside the parent's tree, and
-   their `fromId` names an entry the fork does not have. Leave out `damaged` ones too: that is
-   what the reader left of a line it could not use, and it holds nothing to copy.
+   their `fromId` names an entry the fork does not have.
 4. A fork renumbers, so an id copied as it was would name another entry of the fork, or none.
    Two kinds of the next exercises name an entry by id: a `label` (05.2) its `targetId`, a
    `branch_summary` (05.3) its `fromId`. Write the FORK's id there: the id of that entry's
    copy (`append_entry` returns the entry it wrote, id included), or for an entry left out
-   (a branch entry, a damaged one) the copy before it on the path, where the conversation
-   stood; `None` when the fork has no copy of it (an entry on a branch the parent left
-   behind). So `/branch good` in the fork goes where it went in the parent, and a label of
-   an abandoned entry names nothing, never the entry the fork later gives that id. A value
-   that is no string names no entry: keep it as it is.
+   (a branch entry) the copy before it on the path, where the conversation stood; `None`
+   when the fork has no copy of it (an entry on a branch the parent left behind). So
+   `/branch good` in the fork goes where it went in the parent, and a label of an abandoned
+   entry names nothing, never the entry the fork later gives that id. A value that is no
+   string names no entry: keep it as it is.
 5. Return the fork's path, `directory/<session_id>.jsonl`.
 
 Reopened with `Session.open`, the fork resumes the parent's conversation and model. The parent
-file is only read: not one byte of it changes, and a read-only parent forks like any
-other. A `session_id` whose file already exists must
-raise and leave that file as it was (the one write path refuses to overwrite); so must a
-parent that is not a session, creating nothing.
+file is only read: not one byte of it changes, and a read-only parent forks like any other.
+A `session_id` whose file already exists must raise and leave that file as it was (the one
+write path refuses to overwrite); so must a parent that is not a session, creating nothing.
 
 Check it with `python -m exercises check 05.1` or the notebook.
 """
@@ -50,11 +49,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from entries import DAMAGED, path_to_leaf
+from entries import path_to_leaf
 from session import Session, read_session
 
 SKIPPED_KEYS = ("type", "id", "parentId")  # the fork's write path sets these afresh
-LEFT_OUT = ("branch", DAMAGED)  # a move inside the parent's tree; a line the reader lost
+LEFT_OUT = ("branch",)  # a move inside the parent's tree
 NAMES_AN_ENTRY = {"label": "targetId", "branch_summary": "fromId"}  # 05.2's and 05.3's kinds
 
 

@@ -33,17 +33,20 @@ Write four functions (the rest of this file is given):
 1. `left_behind(entries, old_leaf, target)`: the entries described above, in path order.
 2. `summarize_branch(entries)`: the summary of those entries; "" when they hold no message.
 3. `context_with_summaries(entries, leaf_id)`: like `entries.build_context`, plus a note for
-   each branch_summary on the path, where it is. "Like" includes what build_context does with
-   tool calls (read it): a call in the middle of the path whose result is lost gets an error
-   result in memory, a result whose call is lost is left out, and a call the path ends on is
-   left for the resume to answer in the file (`open_chat` does, as `Chat.resume` does).
+   each branch_summary on the path whose `summary` is text (a file is data: any other value
+   is no note), where it is. "Like" includes what build_context does with tool calls (read
+   it): a call whose result is lost gets an error result in memory, and a result whose call
+   is lost is left out; and it carries the model and the chain break as build_context does.
 4. `branch_command(chat, argument)`, the new `/branch ID`: call `step_branch_command` (it
-   refuses bad input, moves the leaf and rebuilds the chat); if it moved, append the summary
+   refuses bad input, moves the leaf and rebuilds the chat); if it moved (the leaf is not
+   where it was: a refused /branch writes nothing, whatever the leaf is), append the summary
    entry (when there is something to summarise) and `chat.follow` the context with summaries.
+   It answers in lines, as the step's /branch does, in words of your own.
 
 The step folder is never edited by an exercise, so this file holds what main.py would use:
-`COMMANDS`, `run_command` and `open_chat` (what `--continue` does). Check it with
-`python -m exercises check 05.3` or the notebook.
+its commands in the step's own command table (its run_command dispatches the line) and
+`open_chat` (what `--continue` does). Check it with `python -m exercises check 05.3` or the
+notebook.
 """
 
 from __future__ import annotations
@@ -51,11 +54,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, answered_in_memory, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
 KIND = "branch_summary"
@@ -105,7 +107,7 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
         elif entry["type"] == KIND and isinstance(entry.get("summary"), str):
             messages.append(summary_note(entry["summary"]))  # where it is on the path
     plain = build_context(entries, leaf_id)  # the model in force and the chain break
-    return Context(answered_in_memory(messages, at_the_end=False), plain.model, plain.chain_break)
+    return Context(answered_in_memory(messages), plain.model, plain.chain_break)
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -120,36 +122,20 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     lines = list(result.lines)
     if summary:
         session.append_entry(KIND, {"fromId": old_leaf, "summary": summary})
-        lines.append(f"left behind, summarised for the model: {printable(summary)}")
+        lines.append(f"left behind, summarised for the model: {summary}")
     # Stop here: follow even without a new summary: the step rebuilt the chat without the
     # notes, and an older summary may be on the new path.
     chat.follow(context_with_summaries(session.entries, session.leaf_id))
     return CommandResult(lines, result.exit)
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/branch": Command(
-        "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/branch` to it; it calls the step's own /branch for the move.
+COMMANDS["/branch"] = Command(
+    "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
+)
 
 
 def open_chat(path: Path | str) -> Chat:
@@ -158,5 +144,4 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
-    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from session import UnusableSessionFile, holds_a_message, list_session_files, read_header
+from session import UnusableSessionFile, list_session_files, read_header
 
 
 def same_folder(a: str, b: Path | str) -> bool:
@@ -27,6 +27,6 @@ def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | Non
             header = read_header(path)
         except UnusableSessionFile:
             continue
-        if same_folder(header["cwd"], cwd) and holds_a_message(path):
+        if same_folder(header["cwd"], cwd):
             return path
     return None

@@ -25,7 +25,7 @@ def fork_session(
     copy_of: dict[str, str | None] = {}  # parent id -> the fork's id for it
     stood = None  # the fork's last copy: where the conversation stands
     for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
-        if entry["type"] in ("branch", "damaged"):
+        if entry["type"] == "branch":
             copy_of[entry["id"]] = stood
             continue
         fields = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")}

@@ -2,7 +2,8 @@
 
 Each copy keeps its id; an entry that hung under a left-out branch entry is hung under the
 copy before it instead, so the fork is still a straight line. The file is created with
-O_EXCL, so an existing session is never overwritten, and the parent is named with
+O_EXCL, so an existing session is never overwritten, private (0600, its new folder 0700, as
+the step makes its own), and the parent is named with
 os.path.abspath. A label or a summary names the same id as in the parent, but for an entry
 left out: there the id where the conversation stood, and None for one the fork lacks. A check
 that insisted on new ids e1, e2, ..., or on Session.create, or on Path.resolve, would fail it.
@@ -24,10 +25,7 @@ def fork_session(
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     reading = read_session(path)  # refuses what is no session; never writes
-    leaf = None
-    for entry_id, entry in reading.by_id.items():  # the last usable entry is the leaf
-        if entry["type"] != "damaged":  # (what the reader left of a line is never the leaf)
-            leaf = entry_id
+    leaf = reading.leaf_id  # the last usable entry
     header = {
         "type": "header",
         "version": 1,
@@ -41,7 +39,7 @@ def fork_session(
     stood: dict[str, str | None] = {}  # a path id -> the kept id where the conversation is there
     for entry in path_to_leaf(reading.by_id, leaf).entries:
         stood[entry["id"]] = entry["id"]
-        if entry["type"] in ("branch", "damaged"):
+        if entry["type"] == "branch":
             stood[entry["id"]] = previous  # not kept: its id names nothing in the fork
             continue
         copy = {**entry, "parentId": previous}
@@ -52,8 +50,8 @@ def fork_session(
         lines.append(orjson.dumps(copy))
         previous = entry["id"]
     target = Path(directory) / f"{session_id}.jsonl"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # never overwrite
+    target.parent.mkdir(0o700, parents=True, exist_ok=True)  # the umask only takes away
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrite
     try:
         os.write(fd, b"\n".join(lines) + b"\n")
     finally:

@@ -38,7 +38,7 @@ def fork_session(
             written = fork.append_message(entry["message"])
         elif entry["type"] == "model_change":
             written = fork.append_model_change(entry["model"])
-        elif entry["type"] not in ("branch", "damaged"):
+        elif entry["type"] != "branch":
             fields = {k: entry[k] for k in entry if k not in ("type", "id", "parentId")}
             key = "targetId" if entry["type"] == "label" else "fromId"
             if entry["type"] in ("label", "branch_summary") and isinstance(fields.get(key), str):

@@ -14,7 +14,7 @@ from pathlib import Path
 from ledger_store import LedgerStore
 from messages import Message, make_message
 
-EXPECTED_FAIL = "your timing does not see the syncs"
+EXPECTED_FAIL = "s: its clock misses syncs"
 
 
 class DurableLedgerStore(LedgerStore):

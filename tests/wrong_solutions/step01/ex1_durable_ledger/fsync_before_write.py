@@ -13,7 +13,7 @@ from pathlib import Path
 from ledger_store import LedgerStore
 from messages import Message, make_message
 
-EXPECTED_FAIL = "append number 1 synced the file before writing its line"
+EXPECTED_FAIL = "append 1 of 5: it synced before writing"
 
 
 class DurableLedgerStore(LedgerStore):

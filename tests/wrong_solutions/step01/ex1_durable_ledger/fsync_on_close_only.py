@@ -14,7 +14,7 @@ from pathlib import Path
 from ledger_store import LedgerStore
 from messages import Message, make_message
 
-EXPECTED_FAIL = "append number 1 returned without syncing the session file"
+EXPECTED_FAIL = "every time; append 1 of 5: it returned unsynced"
 
 
 class DurableLedgerStore(LedgerStore):

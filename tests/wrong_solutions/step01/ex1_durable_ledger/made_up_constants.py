@@ -14,7 +14,7 @@ from pathlib import Path
 from ledger_store import LedgerStore
 from messages import Message, make_message
 
-EXPECTED_FAIL = "left no ledger holding make_message(0) to make_message(9) in `directory`"
+EXPECTED_FAIL = "appends=10: it left 0 whole ledgers in the folder"
 
 
 class DurableLedgerStore(LedgerStore):

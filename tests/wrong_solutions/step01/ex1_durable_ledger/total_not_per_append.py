@@ -13,7 +13,7 @@ from pathlib import Path
 from ledger_store import LedgerStore
 from messages import Message, make_message
 
-EXPECTED_FAIL = "that is the time of all 10 appends: divide by `appends`"
+EXPECTED_FAIL = "durable 10 s: divide by appends"
 
 
 class DurableLedgerStore(LedgerStore):

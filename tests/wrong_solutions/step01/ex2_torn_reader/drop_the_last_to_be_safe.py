@@ -10,9 +10,7 @@ import json
 
 from messages import Message
 
-EXPECTED_FAIL = (
-    'cut after 80 (ending `at is 1 * 7?"}]}`): expected 1 message (the complete ones), got 0'
-)
+EXPECTED_FAIL = 'cut after 80/555 bytes, ending `1 * 7?"}]}`: 0 messages, expected 1'
 
 
 def salvage_snapshot(data: bytes) -> list[Message]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ledger_store import LedgerStore, read_ledger
 from messages import Message, text_message
 
-EXPECTED_FAIL = "correcting 'e0' (ids start at e1) must raise ValueError"
+EXPECTED_FAIL = "after 6 messages, fix e0: it gave"
 
 
 def append_correction(store: LedgerStore, target_id: str, text: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ledger_store import LedgerStore, read_ledger
 from messages import Message, text_message
 
-EXPECTED_FAIL = "current_view shows e2 as an earlier correction: the LATEST correction wins"
+EXPECTED_FAIL = "message e2 is 'fix 1 of e2', expected 'fix 2 of e2'"
 
 
 def append_correction(store: LedgerStore, target_id: str, text: str) -> str:

@@ -13,7 +13,7 @@ import orjson
 from ledger_store import LedgerStore, read_ledger
 from messages import Message, text_message
 
-EXPECTED_FAIL = "the old bytes changed: a ledger is never rewritten"
+EXPECTED_FAIL = "fix e2: its bytes changed"
 
 
 def append_correction(store: LedgerStore, target_id: str, text: str) -> str:

@@ -16,7 +16,7 @@ import orjson
 from ledger_store import LedgerStore, read_ledger
 from messages import Message, text_message
 
-EXPECTED_FAIL = "the session file was replaced by a new file (a rewrite, like the atomic snapshot)"
+EXPECTED_FAIL = "fix e2: it was replaced by a new file"
 
 
 def append_correction(store: LedgerStore, target_id: str, text: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from loop import LoopEvent, MessageEnd
 from session import Session
 
-EXPECTED_FAIL = "the turn 'what is 12*8' finished 4 messages, but persist_as_finished returned 11"
+EXPECTED_FAIL = "after what is 12*8: it returned 11, expected 4"
 
 
 def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:

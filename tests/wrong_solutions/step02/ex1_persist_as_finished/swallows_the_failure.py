@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from loop import LoopEvent, MessageEnd
 from session import Session
 
-EXPECTED_FAIL = "persist_as_finished returned as if the turn had ended: let the exception through"
+EXPECTED_FAIL = "a turn's exception goes on; a model failing mid-turn: it returned"
 
 
 def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:

@@ -13,7 +13,7 @@ from model import ScriptedModel
 from session import Session, persist_new_messages
 from tools import default_tools
 
-EXPECTED_FAIL = "persist_new_messages returned the cursor 6, but the next call was given 8"
+EXPECTED_FAIL = "the end came with 6 saved, expected 8"
 
 
 def chat(session: Session, inputs: list[str]) -> tuple[list[Message], int]:

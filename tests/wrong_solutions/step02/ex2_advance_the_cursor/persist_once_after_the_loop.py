@@ -13,9 +13,7 @@ from model import ScriptedModel
 from session import Session, persist_new_messages
 from tools import default_tools
 
-EXPECTED_FAIL = (
-    "when turn 2 ('what is 12*8') began, there was no session file yet, with 2 messages in memory"
-)
+EXPECTED_FAIL = "turn 2 began with 0 saved, expected 2"
 
 
 def chat(session: Session, inputs: list[str]) -> tuple[list[Message], int]:

@@ -12,7 +12,7 @@ from model import ScriptedModel
 from session import Session, persist_new_messages
 from tools import default_tools
 
-EXPECTED_FAIL = "the file holds the 8 messages, but chat returned the cursor 0"
+EXPECTED_FAIL = "the cursor is 0, expected 8"
 
 
 def chat(session: Session, inputs: list[str]) -> tuple[list[Message], int]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from session import find_latest_session, read_header
 
-EXPECTED_FAIL = "for cwd a it returned None; expected 20260102-a2.jsonl"
+EXPECTED_FAIL = "[b 0s ago, a 1s ago] from a: None, expected s2 (a)"
 
 
 def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | None:

@@ -14,7 +14,7 @@ from entries import path_to_leaf
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "20260106-model-changes.jsonl (row 7): messages=8, but resuming it restores 6"
+EXPECTED_FAIL = "[kinds 0s ago, hello 1s ago]: row 1 (s1) has messages 7, expected 6"
 
 
 class SessionRow(NamedTuple):

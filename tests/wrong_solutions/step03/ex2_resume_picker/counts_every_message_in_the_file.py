@@ -13,7 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files, read_session
 
-EXPECTED_FAIL = "20260104-branched.jsonl (row 5): messages=10, but resuming it restores 6"
+EXPECTED_FAIL = "[branched 0s ago, hello 1s ago]: row 1 (s1) has messages 10, expected 6"
 
 
 class SessionRow(NamedTuple):

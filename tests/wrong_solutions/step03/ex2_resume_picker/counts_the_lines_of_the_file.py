@@ -13,7 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "20260103-torn.jsonl (row 4): messages=5, but resuming it restores 4"
+EXPECTED_FAIL = "[torn 0s ago, hello 1s ago]: row 1 (s1) has messages 3, expected 2"
 
 
 class SessionRow(NamedTuple):

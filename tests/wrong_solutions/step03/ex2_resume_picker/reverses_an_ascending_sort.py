@@ -13,9 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = (
-    "list_sessions put 20260109-tie-a.jsonl in row 1, where 20260109-tie-b.jsonl belongs"
-)
+EXPECTED_FAIL = "[hello 0s ago, recall 0s ago]: row 1 is s1, expected s2"
 
 
 class SessionRow(NamedTuple):

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files, read_session
 
-EXPECTED_FAIL = "20260105-second-root.jsonl (row 6): title='what is 1+1', expected 'hello again'"
+EXPECTED_FAIL = "row 1 (s1) has title 'what is 1+1', expected 'hello again'"
 
 
 class SessionRow(NamedTuple):

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "list_sessions(directory) raised IndexError"
+EXPECTED_FAIL = "[broken 0s ago, hello 1s ago]: raised IndexError"
 
 
 class SessionRow(NamedTuple):

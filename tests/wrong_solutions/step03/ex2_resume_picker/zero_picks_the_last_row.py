@@ -13,7 +13,7 @@ from typing import NamedTuple
 from messages import Message, preview
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "choose(rows, '0') returned row 10's path instead of raising ValueError"
+EXPECTED_FAIL = "choose(1 rows, '0'): gave s1-hello, expected ValueError"
 
 
 class SessionRow(NamedTuple):

@@ -12,14 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry
-from messages import printable
 from model import DEFAULT_MODEL, MODELS
 from session import Session
 
-EXPECTED_FAIL = "'medium' is the last change in the FILE (e7), on a branch the leaf is not on"
+EXPECTED_FAIL = "[e1 msg u:hi, e2 level 'high', e3^e1 msg u:hi] at e3: 'high', expected 'off'"
 
 LEVELS = ("off", "low", "medium", "high")  # the reasoning efforts, least first
 DEFAULT_LEVEL = "off"  # in force until a session switches
@@ -43,7 +41,7 @@ def thinking_command(chat: ThinkingChat, argument: str) -> CommandResult:
         return CommandResult([f"thinking level: {chat.thinking}"])
     if argument not in LEVELS:
         known = ", ".join(LEVELS)
-        return CommandResult([f"unknown level {printable(argument)} (the levels: {known})"])
+        return CommandResult([f"unknown level {argument} (the levels: {known})"])
     if argument == chat.thinking:
         return CommandResult([f"the thinking level is already {argument}"])
     append_thinking_level_change(chat.session, argument)  # the file first, then the memory
@@ -60,31 +58,13 @@ def thinking_level_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
     return level if level in LEVELS else DEFAULT_LEVEL
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<17} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/thinking": Command(
-        "/thinking [LEVEL]",
-        f"show the thinking level, or set it ({', '.join(LEVELS)})",
-        thinking_command,
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/thinking` like any other command.
+COMMANDS["/thinking"] = Command(
+    "/thinking [LEVEL]", f"show the level, or set it ({', '.join(LEVELS)})", thinking_command
+)
 
 
 def open_chat(path: Path | str) -> ThinkingChat:

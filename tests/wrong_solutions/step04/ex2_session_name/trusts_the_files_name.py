@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
-from messages import preview, printable
+from messages import preview
 from model import DEFAULT_MODEL, MODELS
 from session import Session, UnusableSessionFile, list_session_files
 
-EXPECTED_FAIL = "session_name_at gave 7 for a path whose last session_info has the name 7"
+EXPECTED_FAIL = "[e1 name 'tax', e2 name 7] at e2: 7, expected None"
 
 
 @dataclass
@@ -39,9 +38,7 @@ def name_command(chat: NamedChat, argument: str) -> CommandResult:
     if not argument:
         if chat.name is None:
             return CommandResult(["this session has no name (/name TEXT names it)"])
-        return CommandResult([f"session name: {printable(chat.name)}"])
-    if printable(argument) != argument:  # it would be shown escaped: refuse it instead
-        return CommandResult(["a name cannot hold control characters"])
+        return CommandResult([f"session name: {chat.name}"])
     if argument == chat.name:
         return CommandResult([f"the session is already named {argument}"])
     append_session_name(chat.session, argument)  # the file first, then the memory
@@ -62,34 +59,18 @@ def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
     """The list's title for a session: its name, else its first user message."""
     name = session_name_at(entries, leaf_id)
     if name is not None:
-        return printable(name)
+        return name
     for entry in path_to_leaf(entries, leaf_id).entries:
         if entry["type"] == "message" and entry["message"]["role"] == "user":
             return preview(entry["message"])
     return "(no user message)"
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/name": Command("/name [TEXT]", "show the session's name, or name it", name_command),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/name` like any other command.
+COMMANDS["/name"] = Command("/name [TEXT]", "show the session's name, or name it", name_command)
 
 
 def open_chat(path: Path | str) -> NamedChat:
@@ -132,6 +113,6 @@ def list_sessions(directory: Path | str) -> list[SessionRow]:
 def format_rows(rows: list[SessionRow]) -> str:
     """The table --resume would print."""
     return "\n".join(
-        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {printable(row.path.name)}"
+        f"{number:>3}  {row.title:<40} {row.messages:>3} messages   {row.path.name}"
         for number, row in enumerate(rows, start=1)
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from session import Session, read_session
 
-EXPECTED_FAIL = "'what is 2**10000' is from a branch the parent left behind"
+EXPECTED_FAIL = "the branched parent: copy 4 has message 'what is 12*8', expected 'hi'"
 
 
 def fork_session(

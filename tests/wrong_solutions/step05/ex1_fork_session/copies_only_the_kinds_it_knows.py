@@ -13,7 +13,7 @@ from pathlib import Path
 from entries import path_to_leaf
 from session import Session, read_session
 
-EXPECTED_FAIL = "lacks 1 entries of the parent's path (first: a x_later_kind"
+EXPECTED_FAIL = "copy 4 has type 'message', expected 'x_later_kind'"
 
 
 def fork_session(

@@ -12,7 +12,7 @@ from pathlib import Path
 from entries import build_context
 from session import Session, read_session
 
-EXPECTED_FAIL = "the fork's model is None; at the parent's leaf it is 'scripted-v2'"
+EXPECTED_FAIL = "copy 3 has type 'message', expected 'model_change'"
 
 
 def fork_session(

@@ -13,9 +13,7 @@ import orjson
 
 from session import read_session
 
-EXPECTED_FAIL = (
-    "entries that are not on the parent's active path (first: e4 user 'what is 2**10000')"
-)
+EXPECTED_FAIL = "the branched parent: copy 4 has message 'what is 12*8', expected 'hi'"
 
 
 def fork_session(

@@ -13,7 +13,7 @@ from pathlib import Path
 from entries import path_to_leaf
 from session import Session, read_session
 
-EXPECTED_FAIL = "holds a branch entry"
+EXPECTED_FAIL = "copy 4 has type 'branch', expected 'message'"
 
 
 def fork_session(

@@ -12,7 +12,7 @@ from pathlib import Path
 from entries import path_to_leaf
 from session import Session, read_session
 
-EXPECTED_FAIL = "a relative path: it names the parent only from the folder the fork was made in"
+EXPECTED_FAIL = "a relative parent path: has parentSession 'a relative path'"
 
 
 def fork_session(

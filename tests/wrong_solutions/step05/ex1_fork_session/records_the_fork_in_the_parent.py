@@ -12,7 +12,7 @@ from pathlib import Path
 from entries import path_to_leaf
 from session import Session
 
-EXPECTED_FAIL = "fork_session opened parent.jsonl for writing (os.open with O_RDWR|O_APPEND)"
+EXPECTED_FAIL = "the parent is only read; a relative parent path: it opened parent.jsonl"
 
 
 def fork_session(

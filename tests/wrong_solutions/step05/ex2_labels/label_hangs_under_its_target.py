@@ -11,14 +11,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Entry
-from messages import printable
 from session import Session
 
-EXPECTED_FAIL = "changed the conversation: the path from the new leaf"
+EXPECTED_FAIL = "hello, what is 12*8, /label good e2: entry 7 hangs under e2, expected e6"
 
 KIND = "label"
 _ID_SHAPED = re.compile(r"e[0-9]+")  # what the program's ids look like: never a label name
@@ -48,18 +46,16 @@ def label_command(chat: Chat, argument: str) -> CommandResult:
         return CommandResult(["usage: /label NAME [ID] (labels the leaf, or entry ID)"])
     name = words[0]
     if _ID_SHAPED.fullmatch(name):
-        return CommandResult([f"{printable(name)} reads as an entry id: choose another name"])
+        return CommandResult([f"{name} reads as an entry id: choose another name"])
     target = words[1] if len(words) == 2 else session.leaf_id
     if target is None:
         return CommandResult(["nothing to label yet"])
     if target not in session.entries:
-        return CommandResult(
-            [f"no entry {printable(target)} in this session (/tree shows the ids)"]
-        )
+        return CommandResult([f"no entry {target} in this session (/tree shows the ids)"])
     # Stop here: the label is an entry under the leaf, like any other. It moves the leaf, but
     # the path from the new leaf holds the same messages and model: the chat stays as it is.
     append_label(session, name, target)
-    return CommandResult([f"labelled {target} as {printable(name)}"])
+    return CommandResult([f"labelled {target} as {name}"])
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -69,34 +65,16 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     if argument and argument not in entries:
         target = label_target(entries, argument)
         if target is None:
-            return CommandResult([f"no entry or label {printable(argument)} (/tree shows the ids)"])
+            return CommandResult([f"no entry or label {argument} (/tree shows the ids)"])
     return step_branch_command(chat, target)  # its guards, its rebuild of the chat
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<16} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/label": Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command),
-    "/branch": Command(
-        "/branch ID|NAME", "go back to entry ID, or to the label NAME", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The commands go into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches them like any other; `/branch` replaces the step's, which it calls.
+COMMANDS["/label"] = Command("/label NAME [ID]", "name entry ID (or the leaf)", label_command)
+COMMANDS["/branch"] = Command("/branch ID|NAME", "go back to entry ID or NAME", branch_command)
 
 
 def open_chat(path: Path | str) -> Chat:

@@ -11,18 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, answered_in_memory, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
 KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
 NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
 
-EXPECTED_FAIL = "but that entry is a tool call: the step's /branch refuses it"
+EXPECTED_FAIL = "what is 12*8, /branch e2: it wrote a branch_summary too many"
 
 
 def summary_note(summary: str) -> UserMessage:
@@ -67,7 +66,7 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
         elif entry["type"] == KIND and isinstance(entry.get("summary"), str):
             messages.append(summary_note(entry["summary"]))  # where it is on the path
     plain = build_context(entries, leaf_id)  # the model in force and the chain break
-    return Context(answered_in_memory(messages, at_the_end=False), plain.model, plain.chain_break)
+    return Context(answered_in_memory(messages), plain.model, plain.chain_break)
 
 
 def branch_command(chat: Chat, argument: str) -> CommandResult:
@@ -83,36 +82,20 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     lines = list(result.lines)
     if summary:
         session.append_entry(KIND, {"fromId": old_leaf, "summary": summary})
-        lines.append(f"left behind, summarised for the model: {printable(summary)}")
+        lines.append(f"left behind, summarised for the model: {summary}")
     # Stop here: follow even without a new summary: the step rebuilt the chat without the
     # notes, and an older summary may be on the new path.
     chat.follow(context_with_summaries(session.entries, session.leaf_id))
     return CommandResult(lines, result.exit)
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/branch": Command(
-        "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/branch` to it; it calls the step's own /branch for the move.
+COMMANDS["/branch"] = Command(
+    "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
+)
 
 
 def open_chat(path: Path | str) -> Chat:
@@ -121,5 +104,4 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
-    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -1,8 +1,7 @@
-"""Right: os.path.realpath on both sides, the message test before the folder test, and the
-step's module imported whole.
+"""Right: os.path.realpath on both sides, and the step's module imported whole.
 
-realpath is what Path.resolve does (symlinks, "..", a trailing slash); asking holds_a_message
-first is slower but picks the same file; `import session` sees the same functions.
+realpath is what Path.resolve does (symlinks, "..", a trailing slash), on strings; `import
+session` sees the same functions as `from session import ...`.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ def find_latest_session_in(directory: Path | str, cwd: Path | str) -> Path | Non
     candidates = session.list_session_files(directory)
     for path in candidates:
         try:
-            if not session.holds_a_message(path):
-                continue
             if os.path.realpath(session.read_header(path)["cwd"]) == wanted:
                 return path
         except session.UnusableSessionFile:

@@ -1,9 +1,10 @@
-"""Wrong: pairs the path's calls and results with answered_in_memory(messages), the default.
+"""Wrong: reads the move back from the file: the leaf is a branch entry, so the step moved.
 
-Every call in the middle is answered, every stray result left out: the model accepts the
-history. But the default also answers the call the path ENDS on, in memory: then the resume
-sees no call to repair, writes nothing, and the call is answered again (in memory only) on
-every later resume. build_context passes at_the_end=False and leaves it to the resume.
+The branch entry holds it all, the target (parentId) and the old leaf (fromId), so nothing
+needs remembering, and every real move comes out right. But the leaf is a branch entry
+before the command too, whenever the last move wrote no summary (a move that left no
+message, or one an older program made): a refused `/branch` then reads that old move back
+and writes a summary for it, long after.
 """
 
 from __future__ import annotations
@@ -11,18 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from commands import COMMANDS as STEP_COMMANDS
-from commands import Chat, Command, CommandResult
+from commands import COMMANDS, Chat, Command, CommandResult
 from commands import branch_command as step_branch_command
 from entries import Context, Entry, build_context, path_to_leaf
-from messages import UserMessage, answered_in_memory, preview, printable, user_text
+from messages import UserMessage, answered_in_memory, preview, user_text
 from session import Session
 
 KIND = "branch_summary"
 SUMMARY_LIMIT = 600  # characters: a summary is a reminder, not a second copy of the branch
+EXPECTED_FAIL = "a refused /branch writes nothing; reopened after 3 lines, /branch e4: it wrote 1"
 NOTE_PREFIX = "(A branch of this conversation was left behind. What happened there: "
-
-EXPECTED_FAIL = "was answered in memory. build_context leaves it for the resume"
 
 
 def summary_note(summary: str) -> UserMessage:
@@ -73,45 +72,31 @@ def context_with_summaries(entries: Mapping[str, Entry], leaf_id: str | None) ->
 def branch_command(chat: Chat, argument: str) -> CommandResult:
     """`/branch ID`: the step's move, then a summary of what it left behind."""
     session = chat.session
-    old_leaf = session.leaf_id
     result = step_branch_command(chat, argument)
-    if old_leaf is None or session.leaf_id == old_leaf:
-        return result  # refused: nothing was written, so nothing to summarise
-    target = session.entries[session.leaf_id]["parentId"]  # the branch entry hangs under it
+    move = session.entries.get(session.leaf_id) if session.leaf_id is not None else None
+    if move is None or move["type"] != "branch":
+        return result  # "a move always ends on the branch entry the step wrote"
+    old_leaf, target = move["fromId"], move["parentId"]  # the move, read back from the file
+    if old_leaf is None:
+        return result
     summary = summarize_branch(left_behind(session.entries, old_leaf, target))
     lines = list(result.lines)
     if summary:
         session.append_entry(KIND, {"fromId": old_leaf, "summary": summary})
-        lines.append(f"left behind, summarised for the model: {printable(summary)}")
+        lines.append(f"left behind, summarised for the model: {summary}")
     # Stop here: follow even without a new summary: the step rebuilt the chat without the
     # notes, and an older summary may be on the new path.
     chat.follow(context_with_summaries(session.entries, session.leaf_id))
     return CommandResult(lines, result.exit)
 
 
-# --- Given: how main.py would use them -------------------------------------------------------
+# --- Given: what main.py would do with them --------------------------------------------------
 
-
-def help_command(chat: Chat, argument: str) -> CommandResult:
-    return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
-
-
-COMMANDS: dict[str, Command] = {
-    **STEP_COMMANDS,
-    "/help": Command("/help", "list the commands", help_command),
-    "/branch": Command(
-        "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
-    ),
-}
-
-
-def run_command(chat: Chat, line: str) -> CommandResult:
-    """The step's run_command, over this file's table (the step's own one stays untouched)."""
-    name, _, argument = line.strip().partition(" ")
-    command = COMMANDS.get(name)
-    if command is None:
-        return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-    return command.run(chat, argument.strip())
+# The command goes into the step's own table, so the step's run_command (the one main.py
+# calls) dispatches `/branch` to it; it calls the step's own /branch for the move.
+COMMANDS["/branch"] = Command(
+    "/branch ID", "go back to entry ID; what is left behind is summarised", branch_command
+)
 
 
 def open_chat(path: Path | str) -> Chat:
@@ -120,5 +105,4 @@ def open_chat(path: Path | str) -> Chat:
     resumed = Session.open(path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(context_with_summaries(resumed.session.entries, resumed.session.leaf_id))
-    chat.repair_interrupted_calls()  # as Chat.resume does: a call the path ends on is answered
     return chat

@@ -1,0 +1,40 @@
+"""Wrong: adds a field of its own, `copiedFrom`, after the parent's fields, overwriting theirs.
+
+A field more is the fork's own business, and a fork of a plain session comes out right. But
+an entry may already carry a field of that name (a fork of a fork does, and so may a newer
+program's kind): written last, the fork's value replaces the parent's, and "keep every
+field" is broken where nobody looks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entries import path_to_leaf
+from session import Session, read_session
+
+EXPECTED_FAIL = "a damaged parent, a newer kind: copy 4 has copiedFrom 'e7', expected 'e9'"
+
+
+def fork_session(
+    path: Path | str, directory: Path | str, *, session_id: str, created_at: str
+) -> Path:
+    """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
+    parent = read_session(path)  # only reads the parent
+    fork = Session.create(
+        directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
+    )
+    fork.header["parentSession"] = str(Path(path).resolve())
+    copy_of: dict[str, str | None] = {}  # parent id -> the fork's id for it
+    stood = None  # the fork's last copy: where the conversation stands
+    for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
+        if entry["type"] == "branch":
+            copy_of[entry["id"]] = stood
+            continue
+        fields = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")}
+        key = {"label": "targetId", "branch_summary": "fromId"}.get(entry["type"], "")
+        if isinstance(fields.get(key), str):
+            fields[key] = copy_of.get(fields[key])  # None: the fork has no copy of it
+        copy = fork.append_entry(entry["type"], {**fields, "copiedFrom": entry["id"]})
+        stood = copy_of[entry["id"]] = copy["id"]
+    return fork.path

@@ -1,0 +1,54 @@
+"""Wrong: walks up the parents from the leaf itself, to the first entry.
+
+The walk is right about branches. But it goes past an earlier compaction's first kept entry,
+into what that compaction already summarised: asked to keep more than the path holds, it
+keeps messages the model is no longer given, and the new summary repeats the old one's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from commands import COMMANDS, Chat, Command, CommandResult
+from entries import Entry, build_context, path_to_leaf  # noqa: F401  (you will need it)
+from model import MODELS
+
+EXPECTED_FAIL = "/compact, hello: e10 (user), expected None"
+
+
+def first_kept(entries: Mapping[str, Entry], leaf_id: str | None, keep: int) -> str | None:
+    """The id of the first entry a compaction keeping at least `keep` messages keeps, or None."""
+    messages, entry = [], entries.get(leaf_id) if leaf_id is not None else None
+    while entry is not None:
+        if entry["type"] == "message":
+            messages.insert(0, entry)
+        parent = entry["parentId"]
+        entry = entries.get(parent) if parent is not None else None
+    for at in range(len(messages) - keep, 0, -1):
+        if messages[at]["message"]["role"] == "user":
+            return messages[at]["id"]
+    return None
+
+
+# --- Given: `/compact [N]`, at your boundary ----------------------------------------------
+
+
+def compact_command(chat: Chat, argument: str) -> CommandResult:
+    """`/compact [N]`: a summary stands in for what comes before the boundary; one line more."""
+    keep = 1 if not argument else int(argument) if argument.isdecimal() else 0
+    if keep < 1:
+        return CommandResult(["usage: /compact [N], N the messages to keep at least (1 or more)"])
+    session = chat.session
+    kept = first_kept(session.entries, session.leaf_id, keep)
+    if kept is None:
+        return CommandResult([f"nothing to compact: keeping {keep} leaves nothing new before"])
+    # The messages before the boundary: the context at the entry it hangs under.
+    summarised = build_context(session.entries, session.entries[kept]["parentId"]).messages
+    session.append_compaction(MODELS[chat.model].summarize(summarised), kept)
+    chat.follow(build_context(session.entries, session.leaf_id))
+    return CommandResult([f"compacted: a summary stands in for {len(summarised)} messages"])
+
+
+COMMANDS["/compact"] = Command(
+    "/compact [N]", "replace all but the last N messages (at least) with a summary", compact_command
+)
