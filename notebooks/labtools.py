@@ -341,8 +341,7 @@ def kill_at_random(folder: Path, rng: random.Random, step: Path | None = None) -
     its first half second, before anything is typed. The tool sleeps 5 ms, so some kills land
     inside a tool call. The schedule is seeded; where each kill lands is up to the machine."""
     resume = bool(session_bytes(folder))
-    process = start_program(folder, *(["--continue"] if resume else []), step=step,
-                            delay="0.005")
+    process = start_program(folder, *(["--continue"] if resume else []), step=step, delay="0.005")
     assert process.stdin is not None
     if rng.random() < 0.25:  # a kill while it starts up or resumes: no question typed
         turns_wanted, pause = -1, rng.uniform(0, 0.5)
