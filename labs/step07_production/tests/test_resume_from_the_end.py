@@ -20,7 +20,7 @@ from loop import run_turn
 from messages import user_text
 from model import ScriptedModel
 from session import Session, read_session
-from session_file import read_lines
+from session_file import SessionError, read_lines
 from tools import default_tools
 
 TURNS = ["hello", "what is 12*8", "what is 2+3", "what is 7*6"]
@@ -86,6 +86,18 @@ def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main
         f"warning: skipped 1 more damaged line in {path.relative_to(tmp_path)}"
     ]
     assert "○ e1 user: hello" in done.stdout.decode()  # faded: summarised
+
+
+def test_a_file_cut_short_before_the_rest_is_read_is_refused(tmp_path: Path) -> None:
+    """A resume that read only the kept part reads the file again for /tree and /branch: a
+    file rewritten shorter in between (an editor saving in place, a `cp` over it) is refused
+    then, as an append refuses it, never indexed and written under."""
+    path = compacted(tmp_path)
+    resumed = Session.open(path)
+    assert not resumed.session.read_whole
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:3]))  # same inode
+    with pytest.raises(SessionError, match="cut short during the run"):
+        resumed.session.read_all()
 
 
 def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from session import Session, read_session
 from session_file import read_lines, read_lines_from_the_end
 # <<
 # >> prod
-from session_file import read_lines
+from session_file import SessionError, read_lines
 # <<
 from tools import default_tools
 
@@ -88,6 +88,26 @@ def test_the_lines_before_what_a_compaction_keeps_are_never_read(
     assert "e1" in resumed.session.entries and resumed.session.entries.damaged == 1
 
 
+# >> 06 until prod
+def test_continue_reads_no_more_than_the_resume_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--continue first asks which file is the latest usable session: its header tells, and
+    reading all of a compacted file's lines to learn it would undo the resume from the end."""
+    from session import find_latest_session
+
+    path = compacted(tmp_path)
+
+    def whole_read(path: Path) -> None:
+        raise AssertionError(f"{path} was read whole")
+
+    monkeypatch.setattr(session_file, "read_lines", whole_read)
+    latest = find_latest_session(path.parent)
+    assert latest.path == path and not latest.passed_over
+    assert Session.open(path).session.leaf_id == "e17"
+
+
+# <<
 def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main: RunMain) -> None:
     """Two megabytes said after the damage put it beyond the first block main.py reads."""
     path = compacted(tmp_path, ["hello", "x" * 2_000_000, *TURNS[1:]])
@@ -100,6 +120,20 @@ def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main
     assert "○ e1 user: hello" in done.stdout.decode()  # faded: summarised
 
 
+# >> prod
+def test_a_file_cut_short_before_the_rest_is_read_is_refused(tmp_path: Path) -> None:
+    """A resume that read only the kept part reads the file again for /tree and /branch: a
+    file rewritten shorter in between (an editor saving in place, a `cp` over it) is refused
+    then, as an append refuses it, never indexed and written under."""
+    path = compacted(tmp_path)
+    resumed = Session.open(path)
+    assert not resumed.session.read_whole
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:3]))  # same inode
+    with pytest.raises(SessionError, match="cut short during the run"):
+        resumed.session.read_all()
+
+
+# <<
 def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
     saved = save_conversation(tmp_path / ".sessions", "long", TURNS)
     damage_line(saved.path, 2)
