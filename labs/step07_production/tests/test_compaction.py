@@ -225,6 +225,24 @@ def test_compact_at_compacts_before_a_turn_that_would_be_over_the_limit(
     assert kinds.count("compaction") == len(said)
 
 
+def test_compact_at_measures_any_context_the_reader_accepts(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """A file's tool arguments may nest deeper than orjson writes (254 levels; it reads 1,024):
+    such a context cannot be measured as JSON, nor sent to any API. It counts as over every
+    limit, so the next compaction summarises it away; never a traceback. (The production
+    step skips a line nested over 200 levels as damage.)"""
+    saved = save_conversation(tmp_path / ".sessions", "deep", ["what is 12*8"])
+    lines = saved.path.read_bytes().splitlines(keepends=True)
+    deep = b"[" * 300 + b"]" * 300
+    lines[2] = lines[2].replace(b'"arguments":{', b'"arguments":{"deep":' + deep + b",")
+    saved.path.write_bytes(b"".join(lines))
+    done = run_main("what is 2+3\nwhat is 7*6\n", "--continue", "--compact-at", "100000")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert "7*6 = 42." in done.stdout.decode()
+    assert b"skipped 1 damaged line" in done.stderr  # the production step refuses the line
+
+
 @pytest.mark.parametrize("value", ["0", "-5", "x", "1e3", "٣"])
 def test_compact_at_takes_a_whole_number_of_characters(run_main: RunMain, value: str) -> None:
     done = run_main("hello\n", "--compact-at", value)
