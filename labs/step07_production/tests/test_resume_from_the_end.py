@@ -100,6 +100,23 @@ def test_a_file_cut_short_before_the_rest_is_read_is_refused(tmp_path: Path) -> 
         resumed.session.read_all()
 
 
+def test_a_copy_of_an_unread_line_appended_later_is_not_taken_for_the_leaf(
+    tmp_path: Path,
+) -> None:
+    """A copy of the first line appended at the end (an editor, a script) repeats an id the
+    resume from the kept part never read: taken for the leaf, the conversation would be that
+    one line. But the lab's ids grow along the file, and this one is smaller than the id
+    before it: the whole file is read, and the copy is skipped as a repeat."""
+    path = compacted(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines) + lines[1])  # e1 again: a first entry, at the end
+    resumed, whole = Session.open(path), read_session(path)
+    assert resumed.session.leaf_id == whole.leaf_id == "e17"
+    assert resumed.context == build_context(whole.by_id, whole.leaf_id)
+    assert resumed.skipped == whole.skipped == 1
+    assert resumed.session.entries.new_id() == "e18"
+
+
 def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
     saved = save_conversation(tmp_path / ".sessions", "long", TURNS)
     damage_line(saved.path, 2)
