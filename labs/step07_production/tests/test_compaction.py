@@ -249,3 +249,14 @@ def test_compact_at_takes_a_whole_number_of_characters(run_main: RunMain, value:
     assert done.returncode == 1
     [line] = done.stderr.decode().splitlines()
     assert line.startswith("error: argument --compact-at: not a number of characters: ")
+
+
+def test_a_real_model_compacts_too(three_turns: Saved, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/compact and --compact-at with `--model openai:NAME`: the summary is the scripted
+    summariser's, written offline (the real model has none of its own), never a traceback."""
+    monkeypatch.setenv("OPENAI_API_KEY", "any")
+    chat = chat_on(three_turns.path)
+    chat.model = "openai:any"
+    done = compact(chat)
+    assert done is not None and done.summarised == 6
+    assert summaries(chat.messages) == [ScriptedModel().summarize(three_turns.messages[:6])]
