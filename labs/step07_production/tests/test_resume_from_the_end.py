@@ -117,6 +117,21 @@ def test_a_copy_of_an_unread_line_appended_later_is_not_taken_for_the_leaf(
     assert resumed.session.entries.new_id() == "e18"
 
 
+def test_a_session_that_holds_only_a_summary_is_resumed(tmp_path: Path) -> None:
+    """--continue passes over a session without a message, but a compaction's summary is one:
+    the model is given it, as step 06 gives it, and can answer from it."""
+    folder = tmp_path / ".sessions"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(
+        b'{"type":"header","version":1,"id":"s","createdAt":"t","cwd":"/"}\n'
+        b'{"type":"compaction","id":"e1","parentId":null,"summary":"- calc(12*8) -> 96",'
+        b'"firstKeptId":null}\n'
+    )
+    from session import find_latest_session
+
+    assert find_latest_session(folder).path == folder / "s.jsonl"
+
+
 def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
     saved = save_conversation(tmp_path / ".sessions", "long", TURNS)
     damage_line(saved.path, 2)
