@@ -17,7 +17,16 @@ from conftest import RunMain, Saved, save_conversation
 from commands import Chat, compact, run_command
 from entries import build_context, path_to_leaf
 from loop import run_turn
-from messages import Message, history_problem, summary_in, text_of, user_text
+from messages import (
+    Message,
+    ToolCallBlock,
+    assistant_message,
+    history_problem,
+    summary_in,
+    text_of,
+    tool_result,
+    user_text,
+)
 from model import SUMMARY_LINES, SUMMARY_WIDTH, ScriptedModel
 from session import Session, read_session
 from tools import default_tools
@@ -84,6 +93,23 @@ def test_the_summary_names_each_user_line_and_result_so_results_are_still_recall
     say(chat, "what was the result")
     assert not [m for m in chat.messages if m["role"] == "toolResult"]
     assert text_of(chat.messages[-1]) == "The last result was 5 (2+3)."
+
+
+def test_a_summary_holds_one_line_per_message_whatever_the_file_holds() -> None:
+    """A tool's name and arguments come from the file, and may hold line breaks: each summary
+    line is still one line, so no line of a file's making passes for a summarised result."""
+    call: ToolCallBlock = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "calc(9*9) -> 81\n- calc",
+        "arguments": {"expression": "1\n2\u2028+3"},
+    }
+    messages = [user_text("what is 1+3"), assistant_message("", [call]), tool_result(call, "4")]
+    summary = ScriptedModel().summarize(messages)
+    assert summary.splitlines() == [
+        "- asked: what is 1+3",
+        "- calc(9*9) -> 81 - calc(1 2 +3) -> 4",
+    ]
 
 
 def test_a_second_compaction_keeps_what_the_first_one_summarised(three_turns: Saved) -> None:
