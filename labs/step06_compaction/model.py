@@ -160,7 +160,7 @@ class ScriptedModel:
             elif message["role"] == "toolResult" and not message["isError"]:
                 expression = _expression_of_call(messages, message["toolCallId"])
                 line = f"- {message['toolName']}({expression}) -> {text}"
-                lines.append(shortened(line, SUMMARY_WIDTH))
+                lines.append(shortened(" ".join(line.split()), SUMMARY_WIDTH))  # one line
         return "\n".join(lines[-SUMMARY_LINES:])
 
     def reply(self, messages: Sequence[Message], tool_names: Sequence[str]) -> AssistantMessage:

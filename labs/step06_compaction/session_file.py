@@ -151,7 +151,11 @@ def read_lines(path: Path) -> FileLines:
 
 def read_header(path: Path) -> SessionHeader:
     """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
-    return read_lines(path).header
+    try:  # its first line alone: --continue must not read what a resume from the end skips
+        with path.open("rb") as file:
+            return _parse_header(path, file.readline().removesuffix(b"\n"))
+    except OSError as error:
+        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,10 @@ def summary_in(message: Message) -> str | None:
 
 def context_size(messages: Sequence[Message]) -> int:
     """How big a context is, in characters of its JSON: what --compact-at compares."""
-    return len(orjson.dumps(messages).decode())
+    try:  # a file's tool arguments nested deeper than orjson writes: no API request holds them
+        return len(orjson.dumps(messages).decode())
+    except orjson.JSONEncodeError:
+        return 1 << 62  # over every limit: a compaction summarises them away
 
 
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:

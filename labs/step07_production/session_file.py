@@ -150,6 +150,10 @@ class SessionFile:
         with read_lines(self.path, start) as lines:
             if self._file is not None and lines.identity != self._file:  # read again, later
                 raise SessionError(f"session file {self.path} was replaced during the run")
+            # Stop here: a file rewritten in place keeps its identity. Read again shorter than
+            # it was, and its next append would be checked against this read, not the last one.
+            if self._file is not None and lines.size < self._size:
+                raise SessionError(f"session file {self.path} was cut short during the run")
             yield lines
             self._file, self._size = lines.identity, lines.position()
         _check_appendable(self.path)
@@ -307,6 +311,7 @@ class FileLines:
     header: SessionHeader
     batches: Iterator[list[Line]]  # the lines, a chunk at a time
     identity: tuple[int, int]  # (device, inode) of the file read
+    size: int  # its size in bytes when it was opened
     _file: BinaryIO
 
     def lines(self) -> Iterator[Line]:
@@ -328,7 +333,8 @@ def read_lines(path: Path, start: int = 0) -> Iterator[FileLines]:
         header = _parse_header(path, _read_first_line(path, file))
         file.seek(max(start, file.tell()))
         found = os.fstat(file.fileno())
-        yield FileLines(header, _line_batches(path, file), (found.st_dev, found.st_ino), file)
+        identity = (found.st_dev, found.st_ino)
+        yield FileLines(header, _line_batches(path, file), identity, found.st_size, file)
 
 
 def read_header(path: Path) -> SessionHeader:

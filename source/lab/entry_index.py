@@ -184,6 +184,15 @@ class EntryIndex(MutableMapping[str, Entry]):
         self._next_number += 1
         return candidate
 
+    def ids_grow(self) -> bool:
+        """Whether the ids e<N> read so far grow along the file, as the lab writes them (each
+        one past the largest in the file). A resume that read only the end of the file trusts
+        that the lines it did not read hold none of them: one that repeats an id, or comes
+        before a smaller one, says that this file was written otherwise, and must be read whole.
+        """
+        numbers = [number for number in map(id_number, self._items) if number]
+        return all(map(operator.lt, numbers, numbers[1:]))
+
     def last_usable(self) -> str | None:
         """The leaf of a file just read: its last usable entry, of any kind."""
         for key in reversed(list(self._items)):

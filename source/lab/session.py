@@ -237,7 +237,10 @@ class Session:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
-            if session.leaf_id is None or context.chain_break is not None:
+            # The kept part alone will do if the walk is whole in it and its ids grow along the
+            # file: a line appended later that repeats an id from before it would not.
+            untrusted = not session.read_whole and not session.entries.ids_grow()
+            if session.leaf_id is None or context.chain_break is not None or untrusted:
                 session.read_all()  # the walk needs more than the kept part: read it all
                 session.leaf_id = session.entries.last_usable()
                 context = build_context(session.entries, session.leaf_id)

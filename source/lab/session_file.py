@@ -193,6 +193,10 @@ class SessionFile:
         with read_lines(self.path, start) as lines:
             if self._file is not None and lines.identity != self._file:  # read again, later
                 raise SessionError(f"session file {self.path} was replaced during the run")
+            # Stop here: a file rewritten in place keeps its identity. Read again shorter than
+            # it was, and its next append would be checked against this read, not the last one.
+            if self._file is not None and lines.size < self._size:
+                raise SessionError(f"session file {self.path} was cut short during the run")
             yield lines
             self._file, self._size = lines.identity, lines.position()
         _check_appendable(self.path)
@@ -393,7 +397,16 @@ def read_lines(path: Path) -> FileLines:
 
 def read_header(path: Path) -> SessionHeader:
     """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
+    # >> 03 until 06
     return read_lines(path).header
+    # <<
+    # >> 06
+    try:  # its first line alone: --continue must not read what a resume from the end skips
+        with path.open("rb") as file:
+            return _parse_header(path, file.readline().removesuffix(b"\n"))
+    except OSError as error:
+        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+    # <<
 # <<
 # >> 06
 
@@ -466,6 +479,7 @@ class FileLines:
     header: SessionHeader
     batches: Iterator[list[Line]]  # the lines, a chunk at a time
     identity: tuple[int, int]  # (device, inode) of the file read
+    size: int  # its size in bytes when it was opened
     _file: BinaryIO
 
     def lines(self) -> Iterator[Line]:
@@ -487,7 +501,8 @@ def read_lines(path: Path, start: int = 0) -> Iterator[FileLines]:
         header = _parse_header(path, _read_first_line(path, file))
         file.seek(max(start, file.tell()))
         found = os.fstat(file.fileno())
-        yield FileLines(header, _line_batches(path, file), (found.st_dev, found.st_ino), file)
+        identity = (found.st_dev, found.st_ino)
+        yield FileLines(header, _line_batches(path, file), identity, found.st_size, file)
 
 
 def read_header(path: Path) -> SessionHeader:

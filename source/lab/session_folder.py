@@ -61,13 +61,14 @@ def find_latest_session(directory: Path | str) -> LatestSession:
 
 
 def holds_a_message(path: Path | str) -> bool:
-    """True once a message entry is found: usually on the second line, so this is cheap."""
+    """True once a message entry is found: usually on the second line, so this is cheap. A
+    compaction counts: its summary is a message the model is given."""
     with read_lines(Path(path)) as lines:
         for line in lines.lines():
             if not isinstance(line, bytes):  # a line too long to read: no message to find
                 continue
             try:
-                if parse_entry(line)["type"] == "message":
+                if parse_entry(line)["type"] in ("message", "compaction"):
                     return True
             except NotAnEntry:
                 continue

@@ -17,7 +17,16 @@ from conftest import RunMain, Saved, save_conversation
 from commands import Chat, compact, run_command
 from entries import build_context, path_to_leaf
 from loop import run_turn
-from messages import Message, history_problem, summary_in, text_of, user_text
+from messages import (
+    Message,
+    ToolCallBlock,
+    assistant_message,
+    history_problem,
+    summary_in,
+    text_of,
+    tool_result,
+    user_text,
+)
 from model import SUMMARY_LINES, SUMMARY_WIDTH, ScriptedModel
 from session import Session, read_session
 from tools import default_tools
@@ -84,6 +93,23 @@ def test_the_summary_names_each_user_line_and_result_so_results_are_still_recall
     say(chat, "what was the result")
     assert not [m for m in chat.messages if m["role"] == "toolResult"]
     assert text_of(chat.messages[-1]) == "The last result was 5 (2+3)."
+
+
+def test_a_summary_holds_one_line_per_message_whatever_the_file_holds() -> None:
+    """A tool's name and arguments come from the file, and may hold line breaks: each summary
+    line is still one line, so no line of a file's making passes for a summarised result."""
+    call: ToolCallBlock = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "calc(9*9) -> 81\n- calc",
+        "arguments": {"expression": "1\n2\u2028+3"},
+    }
+    messages = [user_text("what is 1+3"), assistant_message("", [call]), tool_result(call, "4")]
+    summary = ScriptedModel().summarize(messages)
+    assert summary.splitlines() == [
+        "- asked: what is 1+3",
+        "- calc(9*9) -> 81 - calc(1 2 +3) -> 4",
+    ]
 
 
 def test_a_second_compaction_keeps_what_the_first_one_summarised(three_turns: Saved) -> None:
@@ -223,6 +249,24 @@ def test_compact_at_compacts_before_a_turn_that_would_be_over_the_limit(
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     kinds = [orjson.loads(line)["type"] for line in path.read_bytes().splitlines()[1:]]
     assert kinds.count("compaction") == len(said)
+
+
+def test_compact_at_measures_any_context_the_reader_accepts(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """A file's tool arguments may nest deeper than orjson writes (254 levels; it reads 1,024):
+    such a context cannot be measured as JSON, nor sent to any API. It counts as over every
+    limit, so the next compaction summarises it away; never a traceback. (The production
+    step skips a line nested over 200 levels as damage.)"""
+    saved = save_conversation(tmp_path / ".sessions", "deep", ["what is 12*8"])
+    lines = saved.path.read_bytes().splitlines(keepends=True)
+    deep = b"[" * 300 + b"]" * 300
+    lines[2] = lines[2].replace(b'"arguments":{', b'"arguments":{"deep":' + deep + b",")
+    saved.path.write_bytes(b"".join(lines))
+    done = run_main("what is 2+3\nwhat is 7*6\n", "--continue", "--compact-at", "100000")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert "7*6 = 42." in done.stdout.decode()
+    assert "compacted: a summary stands in for" in done.stdout.decode()
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "x", "1e3", "٣"])

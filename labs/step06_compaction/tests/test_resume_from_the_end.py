@@ -75,6 +75,24 @@ def test_the_lines_before_what_a_compaction_keeps_are_never_read(
     assert "e1" in resumed.session.entries and resumed.session.entries.damaged == 1
 
 
+def test_continue_reads_no_more_than_the_resume_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--continue first asks which file is the latest usable session: its header tells, and
+    reading all of a compacted file's lines to learn it would undo the resume from the end."""
+    from session import find_latest_session
+
+    path = compacted(tmp_path)
+
+    def whole_read(path: Path) -> None:
+        raise AssertionError(f"{path} was read whole")
+
+    monkeypatch.setattr(session_file, "read_lines", whole_read)
+    latest = find_latest_session(path.parent)
+    assert latest.path == path and not latest.passed_over
+    assert Session.open(path).session.leaf_id == "e17"
+
+
 def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main: RunMain) -> None:
     """Two megabytes said after the damage put it beyond the first block main.py reads."""
     path = compacted(tmp_path, ["hello", "x" * 2_000_000, *TURNS[1:]])

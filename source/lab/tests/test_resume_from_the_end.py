@@ -25,7 +25,7 @@ from session import Session, read_session
 from session_file import read_lines, read_lines_from_the_end
 # <<
 # >> prod
-from session_file import read_lines
+from session_file import SessionError, read_lines
 # <<
 from tools import default_tools
 
@@ -88,6 +88,26 @@ def test_the_lines_before_what_a_compaction_keeps_are_never_read(
     assert "e1" in resumed.session.entries and resumed.session.entries.damaged == 1
 
 
+# >> 06 until prod
+def test_continue_reads_no_more_than_the_resume_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--continue first asks which file is the latest usable session: its header tells, and
+    reading all of a compacted file's lines to learn it would undo the resume from the end."""
+    from session import find_latest_session
+
+    path = compacted(tmp_path)
+
+    def whole_read(path: Path) -> None:
+        raise AssertionError(f"{path} was read whole")
+
+    monkeypatch.setattr(session_file, "read_lines", whole_read)
+    latest = find_latest_session(path.parent)
+    assert latest.path == path and not latest.passed_over
+    assert Session.open(path).session.leaf_id == "e17"
+
+
+# <<
 def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main: RunMain) -> None:
     """Two megabytes said after the damage put it beyond the first block main.py reads."""
     path = compacted(tmp_path, ["hello", "x" * 2_000_000, *TURNS[1:]])
@@ -100,6 +120,56 @@ def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main
     assert "○ e1 user: hello" in done.stdout.decode()  # faded: summarised
 
 
+# >> prod
+def test_a_file_cut_short_before_the_rest_is_read_is_refused(tmp_path: Path) -> None:
+    """A resume that read only the kept part reads the file again for /tree and /branch: a
+    file rewritten shorter in between (an editor saving in place, a `cp` over it) is refused
+    then, as an append refuses it, never indexed and written under."""
+    path = compacted(tmp_path)
+    resumed = Session.open(path)
+    assert not resumed.session.read_whole
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:3]))  # same inode
+    with pytest.raises(SessionError, match="cut short during the run"):
+        resumed.session.read_all()
+
+
+# <<
+# >> prod
+def test_a_copy_of_an_unread_line_appended_later_is_not_taken_for_the_leaf(
+    tmp_path: Path,
+) -> None:
+    """A copy of the first line appended at the end (an editor, a script) repeats an id the
+    resume from the kept part never read: taken for the leaf, the conversation would be that
+    one line. But the lab's ids grow along the file, and this one is smaller than the id
+    before it: the whole file is read, and the copy is skipped as a repeat."""
+    path = compacted(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines) + lines[1])  # e1 again: a first entry, at the end
+    resumed, whole = Session.open(path), read_session(path)
+    assert resumed.session.leaf_id == whole.leaf_id == "e17"
+    assert resumed.context == build_context(whole.by_id, whole.leaf_id)
+    assert resumed.skipped == whole.skipped == 1
+    assert resumed.session.entries.new_id() == "e18"
+
+
+# <<
+# >> prod
+def test_a_session_that_holds_only_a_summary_is_resumed(tmp_path: Path) -> None:
+    """--continue passes over a session without a message, but a compaction's summary is one:
+    the model is given it, as step 06 gives it, and can answer from it."""
+    folder = tmp_path / ".sessions"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(
+        b'{"type":"header","version":1,"id":"s","createdAt":"t","cwd":"/"}\n'
+        b'{"type":"compaction","id":"e1","parentId":null,"summary":"- calc(12*8) -> 96",'
+        b'"firstKeptId":null}\n'
+    )
+    from session import find_latest_session
+
+    assert find_latest_session(folder).path == folder / "s.jsonl"
+
+
+# <<
 def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
     saved = save_conversation(tmp_path / ".sessions", "long", TURNS)
     damage_line(saved.path, 2)
