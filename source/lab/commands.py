@@ -411,12 +411,15 @@ def compact(chat: Chat) -> Compacted | None:
         return None
     summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     session.append_compaction(summary, path[turns[-1]]["id"])
+    # The walk now stops at the first kept entry: a switch before it is written again after.
+    if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+        session.append_model_change(chat.recorded_model)
     chat.follow(build_context(session.entries, session.leaf_id))
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 
 
 def compact_command(chat: Chat, argument: str) -> CommandResult:
-    """`/compact`: a summary replaces all but the last turn; the file gains one line."""
+    """`/compact`: a summary replaces all but the last turn; the file gains a line (or two)."""
     # >> 06 until prod
     done = compact(chat)
     # <<
