@@ -234,12 +234,15 @@ def compact(chat: Chat) -> Compacted | None:
         return None
     summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     session.append_compaction(summary, path[turns[-1]]["id"])
+    # The walk now stops at the first kept entry: a switch before it is written again after.
+    if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+        session.append_model_change(chat.recorded_model)
     chat.follow(build_context(session.entries, session.leaf_id))
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 
 
 def compact_command(chat: Chat, argument: str) -> CommandResult:
-    """`/compact`: a summary replaces all but the last turn; the file gains one line."""
+    """`/compact`: a summary replaces all but the last turn; the file gains a line (or two)."""
     done = compact(chat)
     if done is None:
         return CommandResult(["nothing to compact: only the last turn, or a summary, is there"])
@@ -253,9 +256,7 @@ COMMANDS: dict[str, Command] = {
     "/branch": Command(
         "/branch ID", "go back to entry ID; the next message hangs there", branch_command
     ),
-    "/compact": Command(
-        "/compact", "replace all but the last turn with a summary", compact_command
-    ),
+    "/compact": Command("/compact", "summarise all but the last turn", compact_command),
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
 }
 

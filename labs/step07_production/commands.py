@@ -22,7 +22,7 @@ from messages import (
 )
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
-from stop_signals import stop_signals_deferred
+from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.
@@ -274,18 +274,22 @@ def compact(chat: Chat) -> Compacted | None:
     summarised = build_context(session.entries, path[turns[-1] - 1]["id"]).messages
     if all(summary_in(message) is not None for message in summarised):
         return None
-    # The scripted summariser writes every model's summary: offline, so a compaction never
-    # waits on an endpoint or fails there, and a real model has no summary of its own here.
-    summary = MODELS[DEFAULT_MODEL].summarize(summarised)  # an earlier summary is among them
-    session.append_compaction(summary, path[turns[-1]]["id"])
-    chat.follow(build_context(session.entries, session.leaf_id))
+    # A real model's summary is a request: Ctrl-C while it waits abandons it (TurnInterrupted,
+    # which main.py reports), and nothing is written yet.
+    with ctrl_c_abandons_the_turn():
+        summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
+    with stop_signals_deferred():  # the writes, like a save: never cut halfway
+        session.append_compaction(summary, path[turns[-1]]["id"])
+        # The walk now stops at the first kept entry: a switch before it is written again.
+        if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+            session.append_model_change(chat.recorded_model)
+        chat.follow(build_context(session.entries, session.leaf_id))
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 
 
 def compact_command(chat: Chat, argument: str) -> CommandResult:
-    """`/compact`: a summary replaces all but the last turn; the file gains one line."""
-    with stop_signals_deferred():  # a write, like a save: never cut halfway
-        done = compact(chat)
+    """`/compact`: a summary replaces all but the last turn; the file gains a line (or two)."""
+    done = compact(chat)
     if done is None:
         return CommandResult(["nothing to compact: only the last turn, or a summary, is there"])
     return CommandResult([str(done)])
@@ -298,9 +302,7 @@ COMMANDS: dict[str, Command] = {
     "/branch": Command(
         "/branch ID", "go back to entry ID; the next message hangs there", branch_command
     ),
-    "/compact": Command(
-        "/compact", "replace all but the last turn with a summary", compact_command
-    ),
+    "/compact": Command("/compact", "summarise all but the last turn", compact_command),
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
 }
 

@@ -82,7 +82,8 @@ class Reply:
     current: int | None = None  # the index of the call the last piece went to
     finish_reason: str | None = None
     usage: Usage | None = None
-    size: int = 0  # characters held so far, against MAX_REPLY_CHARS
+    size: int = 0  # characters held so far, against `limit`
+    limit: int = MAX_REPLY_CHARS  # a summary has a smaller one (openai_model.MAX_SUMMARY_CHARS)
 
     def add(self, chunk: Any) -> str:
         """Take one chunk in; return its text (empty if it has none).
@@ -145,8 +146,8 @@ class Reply:
 
     def _count(self, characters: int) -> None:
         self.size += characters
-        if self.size > MAX_REPLY_CHARS:
-            raise ChunkError(f"a reply over {MAX_REPLY_CHARS:,} characters")
+        if self.size > self.limit:
+            raise ChunkError(f"a reply over {self.limit:,} characters")
 
     def finished(self, model: str) -> AssistantMessage:
         """The one assistant message the chunks make; ModelError if they never finished, or

@@ -50,7 +50,7 @@ from session import Session, persist_new_messages
 from session import Resumed, Session, persist_new_messages
 # <<
 # >> prod
-from stop_signals import stop_signals_deferred
+from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.
@@ -413,24 +413,32 @@ def compact(chat: Chat) -> Compacted | None:
     summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     # <<
     # >> prod
-    # The scripted summariser writes every model's summary: offline, so a compaction never
-    # waits on an endpoint or fails there, and a real model has no summary of its own here.
-    summary = MODELS[DEFAULT_MODEL].summarize(summarised)  # an earlier summary is among them
+    # A real model's summary is a request: Ctrl-C while it waits abandons it (TurnInterrupted,
+    # which main.py reports), and nothing is written yet.
+    with ctrl_c_abandons_the_turn():
+        summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     # <<
+    # >> 06 until prod
     session.append_compaction(summary, path[turns[-1]]["id"])
+    # The walk now stops at the first kept entry: a switch before it is written again after.
+    if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+        session.append_model_change(chat.recorded_model)
     chat.follow(build_context(session.entries, session.leaf_id))
+    # <<
+    # >> prod
+    with stop_signals_deferred():  # the writes, like a save: never cut halfway
+        session.append_compaction(summary, path[turns[-1]]["id"])
+        # The walk now stops at the first kept entry: a switch before it is written again.
+        if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+            session.append_model_change(chat.recorded_model)
+        chat.follow(build_context(session.entries, session.leaf_id))
+    # <<
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 
 
 def compact_command(chat: Chat, argument: str) -> CommandResult:
-    """`/compact`: a summary replaces all but the last turn; the file gains one line."""
-    # >> 06 until prod
+    """`/compact`: a summary replaces all but the last turn; the file gains a line (or two)."""
     done = compact(chat)
-    # <<
-    # >> prod
-    with stop_signals_deferred():  # a write, like a save: never cut halfway
-        done = compact(chat)
-    # <<
     if done is None:
         return CommandResult(["nothing to compact: only the last turn, or a summary, is there"])
     return CommandResult([str(done)])
@@ -449,9 +457,7 @@ COMMANDS: dict[str, Command] = {
     ),
     # <<
     # >> 06
-    "/compact": Command(
-        "/compact", "replace all but the last turn with a summary", compact_command
-    ),
+    "/compact": Command("/compact", "summarise all but the last turn", compact_command),
     # <<
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
 }

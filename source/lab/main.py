@@ -77,6 +77,7 @@ from render import counted, render  # noqa: E402
 from commands import (  # noqa: E402
     CANCELLED,
     Chat,
+    CommandResult,
     compact,
     is_command,
     model_command,
@@ -315,6 +316,21 @@ def take_turn(
         events.close()
 
 
+def run_command_or_fail(chat: Chat, line: str, terminal: Terminal) -> CommandResult:
+    """`run_command`; a command that writes defers its own write. One that asks the model
+    (/compact, for a summary) fails as a turn does: its fault, or Ctrl-C while it waits, is
+    one line, nothing is written, and the prompt comes back. (Ctrl-C during any other
+    command ends the run, as at the prompt.)"""
+    try:
+        return run_command(chat, line)
+    except ModelError as error:
+        to_stderr(f"error: {error}")
+    except TurnInterrupted:
+        why = "the compaction was abandoned, nothing written"  # /compact's, the one that waits
+        warn(terminal, f"interrupted: {why} (Ctrl-C at the prompt ends the run)")
+    return CommandResult([])
+
+
 def abandon_turn(chat: Chat) -> int:
     """What Ctrl-C leaves of a turn: every message it finished saved (one the loop appended
     and had not handed on yet too), and each tool call it cut short answered as interrupted,
@@ -366,7 +382,7 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 result = run_command(chat, line)
                 # <<
                 # >> prod
-                result = run_command(chat, line)  # a command that writes defers its own write
+                result = run_command_or_fail(chat, line, terminal)
                 # <<
                 for shown in result.lines:
                     terminal.say(shown)
@@ -383,8 +399,12 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
                 if result.exit:
                     break
                 continue
-            # >> 06
+            # >> 06 until prod
             compact_first_if_over(chat, line, args.compact_at, terminal)
+            # <<
+            # >> prod
+            if not compact_first_if_over(chat, line, args.compact_at, terminal):
+                continue  # Ctrl-C abandoned the compaction this turn needed first
             # <<
             # >> 04
             model = MODELS[chat.model]  # a /model command may have switched it
@@ -427,18 +447,35 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
 
 
 # >> 06
+# >> 06 until prod
 def compact_first_if_over(chat: Chat, line: str, limit: int | None, terminal: Terminal) -> None:
     """--compact-at: compact before a turn whose context would be over `limit` characters."""
+# <<
+# >> prod
+def compact_first_if_over(chat: Chat, line: str, limit: int | None, terminal: Terminal) -> bool:
+    """--compact-at: compact before a turn whose context would be over `limit` characters.
+    False if Ctrl-C abandoned the compaction, and with it the turn it came before."""
+# <<
     if limit is not None and context_size([*chat.messages, user_text(line)]) > limit:
         # >> 06 until prod
         done = compact(chat)
         # <<
         # >> prod
-        with stop_signals_deferred():  # a write, like a save: never cut halfway
-            done = compact(chat)
+        try:  # a real model's summary may fail: the turn goes on, with the whole context
+            done = compact(chat)  # it defers its own write
+        except ModelError as error:
+            to_stderr(f"error: {error}; the turn goes on uncompacted")
+            return True
+        except TurnInterrupted:
+            why = "the compaction was abandoned, and your line with it"
+            warn(terminal, f"interrupted: {why} (Ctrl-C at the prompt ends the run)")
+            return False
         # <<
         if done is not None:  # (with only one turn, there is nothing to compact)
             terminal.say(f"{done}: the context was over {limit} characters")
+    # >> prod
+    return True
+    # <<
 
 
 def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:

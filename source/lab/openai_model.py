@@ -7,13 +7,15 @@ from OPENAI_API_KEY. Both directions of the mapping live here and in openai_stre
 nowhere else: the lab's messages become chat messages on the way out (here), and the streamed
 chunks become one lab assistant message on the way back (openai_stream.py), so the loop, the
 session file and the renderer never change. Every fault of the endpoint becomes one
-`ModelError`, which ends the turn in one line; the run goes on.
+`ModelError`, which ends the turn in one line; the run goes on. `summarize` asks the model for
+the summary /compact writes, in a request of its own, and fails the same way.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from typing import Any
 
 import openai
@@ -25,6 +27,7 @@ from messages import (
     history_problem,
     printable,
     shortened,
+    summary_in,
     text_of,
     tool_calls,
 )
@@ -49,6 +52,18 @@ SYSTEM = (
     "a later run goes on from there. Answer briefly. For arithmetic, call a tool instead of "
     "working it out yourself. Your tools: {tools}."
 )
+# What a summary is asked for (summarize): what it must keep, so that "what was the result"
+# still answers from it, and how long it may be. Its length is also enforced (MAX_SUMMARY_CHARS).
+SUMMARY_SYSTEM = (
+    "You summarise a conversation between a user and an assistant, so that the summary can "
+    "replace it: the assistant will be given only the summary and what comes after it. Keep "
+    "what each user message asked, each tool call with its arguments and its result, the "
+    "facts and decisions, and any request still open. If an earlier summary is given, carry "
+    "over all of it that still matters: it is all that is left of what came before it."
+)
+SUMMARY_ASK = "Write the summary now: plain text, at most 300 words, and nothing else."
+MAX_SUMMARY_CHARS = 16 * 1024
+TRANSCRIPT_WIDTH = 2000  # at most this much of one message is sent to be summarised
 _END = object()  # what `next` gives back when the stream has no chunk left
 
 
@@ -87,8 +102,46 @@ class OpenAIModel:
         problem = history_problem(messages)
         if problem is not None:
             raise HistoryRefused(self.name, problem)
-        request = self.request(messages, tools)
         reply = Reply()
+        # Closed at once when the turn is abandoned: the connection is let go then, not later.
+        with closing(self.streamed(self.request(messages, tools), reply)) as texts:
+            for text in texts:
+                yield TextDelta(text)  # to the terminal as it arrives
+        # Stop here: only a reply that ended as the API says a reply ends becomes a message.
+        # Anything else broke off, and raising before `Done` keeps it out of the history.
+        message = reply.finished(self.name)
+        for call in tool_calls(message):
+            yield ToolCallEvent(call)
+        yield Done(message)
+
+    def summarize(self, messages: Sequence[Message]) -> str:
+        """A summary of `messages` written by the model itself, for /compact and --compact-at:
+        one request with no tools, whose whole text is the summary. An earlier summary among
+        `messages` is sent apart, to be carried forward (as the scripted models carry its
+        lines over): the new summary is all the model will have of what came before.
+
+        Stop here: the summary is a reply like any other, and fails like one (the endpoint's
+        faults, the deadline, what the file cannot hold), as one ModelError, before anything
+        is written. It is bounded (MAX_SUMMARY_CHARS): a compaction that made the context
+        larger would defeat itself.
+        """
+        reply = Reply(limit=MAX_SUMMARY_CHARS)
+        try:
+            with closing(self.streamed(self.summary_request(messages), reply)) as texts:
+                for _ in texts:
+                    pass  # not shown: the line that says what was compacted is
+            message = reply.finished(self.name)
+        except ModelError as error:
+            raise ModelError(f"cannot compact: {error}") from None
+        summary = text_of(message).strip()
+        why = "asked for a tool instead" if tool_calls(message) else "an empty one"
+        if not summary or tool_calls(message):
+            raise ModelError(f"cannot compact: {self.name} wrote no summary ({why})")
+        return summary
+
+    def streamed(self, request: dict[str, Any], reply: Reply) -> Iterator[str]:
+        """Send `request`, read its streamed chunks into `reply`, and yield each piece of
+        text as it arrives; every fault of the endpoint becomes one ModelError."""
         started = False  # a chunk came: a connection lost now was cut, not refused
         try:
             with Deadline(self.deadline) as deadline:
@@ -98,7 +151,7 @@ class OpenAIModel:
                         started = True
                         text = read_chunk(reply, chunk)
                         if text:
-                            yield TextDelta(text)  # to the terminal as it arrives
+                            yield text
                 finally:  # also when the turn is abandoned: the connection is let go now
                     chunks.close()
         except DeadlinePassed:
@@ -125,12 +178,6 @@ class OpenAIModel:
             raise ModelError(
                 f"{self.name}: the stream sent a broken chunk: {shown(error)}"
             ) from None
-        # Stop here: only a reply that ended as the API says a reply ends becomes a message.
-        # Anything else broke off, and raising before `Done` keeps it out of the history.
-        message = reply.finished(self.name)
-        for call in tool_calls(message):
-            yield ToolCallEvent(call)
-        yield Done(message)
 
     def request(self, messages: Sequence[Message], tools: Sequence[Tool]) -> dict[str, Any]:
         """What the endpoint is sent: the system message, then the conversation; the tools;
@@ -146,6 +193,47 @@ class OpenAIModel:
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+
+    def summary_request(self, messages: Sequence[Message]) -> dict[str, Any]:
+        """What the endpoint is sent for a summary: the summariser's system message, then one
+        user message holding the earlier summary (if any) and the conversation as text. As
+        text, not as chat turns: the model reads a conversation to summarise instead of one to
+        go on with, and no tool is offered, so no tool call needs its result."""
+        earlier = [summary for m in messages if (summary := summary_in(m)) is not None]
+        parts = []
+        if earlier:
+            parts.append(f"<earlier-summary>\n{earlier[-1]}\n</earlier-summary>")
+        said = [m for m in messages if summary_in(m) is None]
+        parts.append(f"<conversation>\n{transcript(said)}\n</conversation>")
+        parts.append(SUMMARY_ASK)
+        return {
+            "model": self.api_model,
+            "messages": [
+                {"role": "system", "content": SUMMARY_SYSTEM},
+                {"role": "user", "content": "\n\n".join(parts)},
+            ],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+
+
+def transcript(messages: Sequence[Message]) -> str:
+    """The messages as lines of text for a summariser to read, each cut to TRANSCRIPT_WIDTH:
+    a tool result of megabytes is summarised by its start."""
+    lines = []
+    for message in messages:
+        if message["role"] == "toolResult":
+            kind = "error" if message["isError"] else "result"
+            lines.append(f"[{message['toolName']} {kind}] {text_of(message)}")
+            continue
+        if text := text_of(message):
+            lines.append(f"[{message['role']}] {text}")
+        for call in tool_calls(message):
+            lines.append(f"[assistant called {call['name']}] {arguments_text(call)}")
+    return "\n".join(
+        line if len(line) <= TRANSCRIPT_WIDTH else line[: TRANSCRIPT_WIDTH - 1] + "…"
+        for line in (" ".join(line.split()) for line in lines)
+    )
 
 
 def read_chunk(reply: Reply, chunk: Any) -> str:

@@ -269,6 +269,24 @@ def test_compact_at_measures_any_context_the_reader_accepts(
     assert "compacted: a summary stands in for" in done.stdout.decode()
 
 
+def test_a_compaction_keeps_the_model_a_switch_before_it_chose(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """The walk from the leaf stops at the first kept entry, so a `/model` switch before it
+    was read no more: the next turn, and --continue, fell back to scripted-v1 unsaid."""
+    done = run_main("/model scripted-v2\nhello\nwhat is 12*8\n/compact\n/model\n")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert "compacted: a summary stands in for 2 messages; 4 kept" in lines
+    assert "* scripted-v2" in lines and "* scripted-v1" not in lines
+    again = run_main("", "--continue")
+    assert again.returncode == 0 and again.stderr == b""
+    assert again.stdout.decode().splitlines()[0].endswith("model scripted-v2)")
+    [path] = (tmp_path / ".sessions").glob("*.jsonl")
+    kinds = [orjson.loads(line)["type"] for line in path.read_bytes().splitlines()[1:]]
+    assert kinds[-2:] == ["compaction", "model_change"]  # the switch, written on the path again
+
+
 @pytest.mark.parametrize("value", ["0", "-5", "x", "1e3", "٣"])
 def test_compact_at_takes_a_whole_number_of_characters(run_main: RunMain, value: str) -> None:
     done = run_main("hello\n", "--compact-at", value)

@@ -131,6 +131,40 @@ def test_ctrl_c_while_a_reply_streams_abandons_the_turn_and_the_run_goes_on(
     assert texts(tmp_path) == ["slow-pings", "hello", "Hello from good."]
 
 
+def test_a_second_ctrl_c_while_a_turn_is_wound_up_ends_the_run() -> None:
+    """The first Ctrl-C in a turn abandons it; from then on Ctrl-C ends the run again, so a
+    second one while the turn is being wound up (its save, its repair) is not lost.
+
+    In this process, not through main.py: two SIGINTs sent to a child before it runs its
+    handler are one signal, so a test through a process could not tell them apart."""
+    from stop_signals import (
+        HANDLED,
+        Stopped,
+        TurnInterrupted,
+        ctrl_c_abandons_the_turn,
+        stop_signals_end_the_run,
+    )
+
+    if signal.SIGINT not in HANDLED:  # this run ignores Ctrl-C (a background job): so does it
+        pytest.skip("SIGINT was ignored when the tests started")
+    before = {signum: signal.getsignal(signum) for signum in HANDLED}
+    stop_signals_end_the_run()
+    try:
+        with pytest.raises(Stopped) as stopped, ctrl_c_abandons_the_turn():
+            try:
+                signal.raise_signal(signal.SIGINT)  # the first: TurnInterrupted
+            finally:  # the turn's own clean-up (the stream closed, the deadline's alarm undone)
+                signal.raise_signal(signal.SIGINT)
+        assert stopped.value.signum == signal.SIGINT
+        assert isinstance(stopped.value.__context__, TurnInterrupted)
+        with pytest.raises(Stopped):  # and after the turn, at the prompt, as always
+            stop_signals_end_the_run()
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
 # --- Lines of bounded length wherever a model's text ends up --------------------------------
 
 

@@ -13,7 +13,9 @@ The model name picks the behaviour: `good` answers; `fault-401`, `fault-cut-argu
 produce one fault a real endpoint produces, `odd-no-index`... one odd but real shape, and
 `slow-pings`... a reply that never ends (see `FakeEndpoint.answer`). For the model `good`, a
 user line whose first word names a behaviour (`fault-429`, `odd-not-streamed what is 12*8`)
-picks it for that turn alone, so one run can meet a fault and go on.
+picks it for that turn alone, so one run can meet a fault and go on. A request for a summary
+(/compact: one without tools) is answered with one, made of the lines it was sent, unless a
+test sets `Server.summary_behaviour` to a fault.
 
     python tests/fake_endpoint.py      serves until Ctrl-C, and prints a command that talks to it
 """
@@ -151,6 +153,23 @@ def completion_of(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def between(text: str, start: str, end: str) -> str:
+    return text.partition(start)[2].partition(end)[0]
+
+
+def summary_of(body: dict[str, Any]) -> str:
+    """What the fake writes when asked for a summary: the earlier summary's lines carried
+    forward, then a line for each user line and each tool result of the conversation."""
+    asked = body["messages"][-1]["content"]
+    lines = between(asked, "<earlier-summary>\n", "\n</earlier-summary>").splitlines()
+    for line in between(asked, "<conversation>\n", "\n</conversation>").splitlines():
+        if line.startswith("[user] "):
+            lines.append(f"- asked: {line.removeprefix('[user] ')}")
+        elif line.startswith("[calc result] "):
+            lines.append(f"- calc -> {line.removeprefix('[calc result] ')}")
+    return "\n".join(lines) or "- nothing was said"
+
+
 def usage_of(body: dict[str, Any], chunks: list[dict[str, Any]]) -> dict[str, int]:
     """Made-up but deterministic token counts: about four characters a token."""
     prompt = len(orjson.dumps(body["messages"])) // 4
@@ -183,6 +202,16 @@ class FakeEndpoint(BaseHTTPRequestHandler):
 
     def answer(self, behaviour: str, body: dict[str, Any]) -> None:
         name, last = body["model"], body["messages"][-1]
+        if "tools" not in body:  # a summary: openai_model.summarize offers no tools
+            behaviour = self.server.summary_behaviour
+            if behaviour == "summary":
+                return self.stream(text_chunks(summary_of(body)), usage=body)
+            if behaviour == "fault-empty-summary":
+                return self.stream(
+                    [chunk({"role": "assistant", "content": " "}), chunk({}, "stop")]
+                )
+            if behaviour == "fault-call-not-summary":  # a tool call, though none was offered
+                return self.stream(call_chunks("1+1"))
         if behaviour == "fault-401":
             return self.error(401, "Incorrect API key provided: test.")
         if behaviour in ("fault-429", "fault-500"):
@@ -338,6 +367,9 @@ class Server(ThreadingHTTPServer):
     """The fake, serving in a thread of this process; `requests` is what it was sent."""
 
     requests: list[dict[str, Any]]
+    # How a summary request (no tools) is answered: "summary", or a behaviour of the model's
+    # (`fault-500`, `slow-pings`...), so a test can fail the summary alone.
+    summary_behaviour: str
 
     @property
     def base_url(self) -> str:
@@ -353,6 +385,7 @@ def start(port: int = 0) -> Server:
     """Serve on 127.0.0.1 (any free port unless one is given), in a daemon thread."""
     server = Server(("127.0.0.1", port), FakeEndpoint)
     server.requests = []
+    server.summary_behaviour = "summary"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
