@@ -345,7 +345,7 @@ def file_difference(got: list[Any], want: list[Any]) -> str:
 
 def lines(script: Sequence[str], width: int = 50) -> str:
     """`hello, /thinking high`: the lines typed so far, their end kept when they are long."""
-    text = ", ".join(script)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in ", ".join(script))
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
@@ -564,6 +564,7 @@ class Tree:
             if entry["type"] == "message":  # its role's initial, its text: u:q1, a:a1, t:96
                 message = entry["message"]
                 said = " ".join(str(b.get("text", "")) for b in message["content"]).strip()
+                said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)  # ESC too
                 values = [f"{message['role'][0]}:{cut(said, 10)}"]
             kind = _KIND.get(entry["type"], entry["type"])
             shown.append(" ".join([f"{entry_id}{under} {kind}", *values]))
