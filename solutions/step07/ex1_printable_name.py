@@ -16,7 +16,8 @@ as it is: the file records what was typed, and escaping is how it is shown, not 
      (`append_session_name`), sets `chat.name` to TEXT as typed, and answers
      `session named NAME`; TEXT that is already the name answers `already named NAME` and
      writes nothing.
-   NAME is always `printable(the name)`, the name typed or the name the file gave.
+   NAME is always `printable(the name)`, the name typed or the name the file gave. A
+   command never becomes a message: `chat.messages` and the cursor stay as they are.
 2. `session_title(entries, leaf_id)`: the session list's title: `printable(name)` for the
    name in force (`session_name_at`), else `preview()` of the first user message on the path
    from the leaf (preview escapes already), else "(no user message)".
