@@ -1,7 +1,8 @@
 """Check 07.2: locking and unlocking leave the file's bytes and its folder as they were, and
 the lock can be taken again; then real processes: a holder (open_locked, then a line written
 through the step's writer) is SIGKILLed, and the session must lock again at once; a live
-holder that has written must keep it (lock_session refused with SessionInUse, at once)."""
+holder that has written must keep it (lock_session refused with SessionInUse, at once), and
+another session of the folder stays free."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ KILLED = "a SIGKILLed holder leaves no lock"
 QUIET = "the lock changes nothing on disk"
 AGAIN = "unlock_session lets go of it"
 HELD = "a live holder keeps it: SessionInUse, at once"
+OWN = "the lock is the session file's own"
 WAIT = 2.0  # seconds a refusal may take: it never waits for the holder
 HOLDER = """
 from messages import user_text
@@ -53,13 +55,18 @@ def check(module: ModuleType) -> str:
         if (got := attempt(subject, path)).error is not None:
             h.fail(KILLED, "the holder SIGKILLed after a write", f"then {said(got)}", got.line)
         module.unlock_session(got.value)
+        other = commands.Chat(h.session_in(Path(folder), "other"), [], cursor=0)
+        h.say(other, "hello")
         with holder(subject, path, HELD, "a holder alive, after a write"):
-            got = attempt(subject, path)
+            got, free = attempt(subject, path), attempt(subject, other.session.path)
         if not isinstance(got.error, SessionInUse):
             h.fail(HELD, "the holder alive after a write", said(got), blame)
+        if free.error is not None:
+            h.fail(OWN, "another session of the folder, s.jsonl held", said(free), blame)
     return (
         "a holder SIGKILLed after a write left no lock; a live one kept it through the "
-        f"writer's opens and closes (SessionInUse within {WAIT:.0f} s); nothing on disk changed"
+        f"writer's opens and closes (SessionInUse within {WAIT:.0f} s), and held that session "
+        "alone; nothing on disk changed"
     )
 
 
