@@ -345,7 +345,7 @@ def file_difference(got: list[Any], want: list[Any]) -> str:
 
 def lines(script: Sequence[str], width: int = 50) -> str:
     """`hello, /thinking high`: the lines typed so far, their end kept when they are long."""
-    text = ", ".join(script)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in ", ".join(script))
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
@@ -481,10 +481,23 @@ def killed_in_a_tool(subject: Subject, folder: Path, text: str, code: str) -> st
     """`code` runs a turn (`turn`, the loop's events for `text`, and `session`, a new session
     in `folder`) in a child process, SIGKILLed the moment the turn's tool starts: no
     `finally:`, no exit handler runs after that. None once killed there; else why not."""
-    marker, arguments = b"<<in the tool>>", _child(subject, _IN_A_TOOL + code, [str(folder), text])
+    try:
+        with running(subject, _IN_A_TOOL + code, str(folder), text, marker=b"<<in the tool>>"):
+            return None  # killed on leaving the block
+    except AssertionError as error:
+        return str(error)
+
+
+@contextmanager
+def running(
+    subject: Subject, code: str, *args: str, marker: bytes = b"<<ready>>"
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`code` in a child process with the subject's module loaded, until it prints `marker`;
+    the block runs while the child lives (it may kill it), and the child is SIGKILLed after.
+    AssertionError (why, in a few words) if the child fails or ends before the marker."""
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: it never fills and blocks
-        child = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=errors)  # fmt: skip
+        child = subprocess.Popen(_child(subject, code, args), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=errors)  # fmt: skip
         assert child.stdout is not None
         output, deadline = b"", time.monotonic() + CHILD_SECONDS
         try:
@@ -493,18 +506,20 @@ def killed_in_a_tool(subject: Subject, folder: Path, text: str, code: str) -> st
                     if not (chunk := os.read(child.stdout.fileno(), 65536)):
                         break  # it ended
                     output += chunk
+            if marker not in output:
+                child.kill()
+                child.wait()
+                errors.seek(0)
+                last = errors.read().decode(errors="replace").strip().splitlines()
+                if child.returncode == -signal.SIGKILL and not last:
+                    raise AssertionError(f"it did not get there within {CHILD_SECONDS} s")
+                raise AssertionError(f"it failed first: {last[-1]}" if last else "it ended first")
+            yield child
         finally:
             child.kill()
             child.wait()
             for pipe in (child.stdin, child.stdout):
                 pipe.close()  # type: ignore[union-attr]
-        if marker in output:
-            return None
-        errors.seek(0)
-        last = errors.read().decode(errors="replace").strip().splitlines()
-        if child.returncode == -signal.SIGKILL and not last:
-            return f"it did not get there within {CHILD_SECONDS} s"
-        return f"it failed first: {last[-1]}" if last else "it ended without getting there"
 
 
 # --- Generated inputs ---------------------------------------------------------------------
@@ -549,6 +564,7 @@ class Tree:
             if entry["type"] == "message":  # its role's initial, its text: u:q1, a:a1, t:96
                 message = entry["message"]
                 said = " ".join(str(b.get("text", "")) for b in message["content"]).strip()
+                said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)  # ESC too
                 values = [f"{message['role'][0]}:{cut(said, 10)}"]
             kind = _KIND.get(entry["type"], entry["type"])
             shown.append(" ".join([f"{entry_id}{under} {kind}", *values]))

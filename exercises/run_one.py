@@ -145,6 +145,9 @@ def main(argv: list[str]) -> int:
     channel = os.fdopen(os.dup(int(verdict_fd)), "w", encoding="utf-8", errors="backslashreplace")
     os.close(int(verdict_fd))
     kind, line = verdict(label, Path(target).resolve(), Path(check_file), Path(step_dir))
+    # Whatever a message held (an ESC from the student's exception, a name from a file), the
+    # line is shown to a terminal: a character it would obey is shown as its escape instead.
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
     channel.write(f"{KINDS[kind]} {line}\n")
     channel.close()
     return kind

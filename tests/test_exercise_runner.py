@@ -303,6 +303,17 @@ def test_any_bytes_the_students_code_prints_are_no_crash(tiny_lab: Path) -> None
     assert done.stderr == ""
 
 
+def test_a_verdict_line_holds_no_character_a_terminal_obeys(tiny_lab: Path) -> None:
+    """An exception's words are the student's (or a file's): an ESC in them reaches the
+    verdict line escaped, never clearing the student's screen (a CR is a space there)."""
+    starter = tiny_lab / "exercises" / "step09" / "ex1_double.py"
+    starter.write_text(SOLVED.replace("return 2 * n", "raise ValueError('\\x1b[2J\\r!')"))
+    done = exercises(tiny_lab, "check", "09.1")
+    assert done.returncode == 1, done.stderr
+    assert "ValueError: \\x1b[2J !" in done.stdout, done.stdout
+    assert "\x1b" not in done.stdout
+
+
 def test_output_is_bounded_however_much_is_printed(tiny_lab: Path) -> None:
     """A check's output was held whole in memory: a print in an endless loop grew until the
     timeout. 300 MB printed now costs the runner no more than a few MB."""

@@ -1,0 +1,63 @@
+"""Exercise 07.2: a lock that a SIGKILLed holder never leaves behind.
+
+Two runs that `--continue` one session both read the same leaf and both append the next id:
+their turns interleave, and one is lost (notebook 07, section 3). So a run that writes a
+session holds a lock on it, and a second run is refused. The hard case is the run that dies
+holding it: SIGKILL, the OOM killer, a power cut. No `finally:` and no exit handler runs
+then, so a lock that something must remove (a `.lock` file, a pid written down) stays, and
+the session is locked out for good. Write `lock_session(path)` and `unlock_session(held)`:
+
+- `lock_session(path)` takes an exclusive lock on the session file `path` itself, without
+  waiting, and returns what holds it (a descriptor or an open file: yours to choose). A
+  session another process holds raises `SessionInUse(path)` at once: it never waits for the
+  holder, and raises nothing else for it.
+- The lock ends with its holder, however it ends: a holder SIGKILLed leaves no lock. Let the
+  kernel hold it, on an open file, so that it goes when the holder's descriptors close (a
+  process that dies closes them all).
+- It lasts while the run writes: the step's writer opens and closes the file for every line.
+  A lock that goes at one of those closes is no lock: `fcntl.lockf`'s does (a POSIX lock
+  belongs to the process, and goes at its first close of ANY descriptor of the file), an
+  `fcntl.flock` belongs to the open file it was taken on.
+- It changes nothing on disk: the session's bytes stay as they are, and no file is created
+  (a lock file beside the session is just what SIGKILL leaves behind).
+- `unlock_session(held)` lets go of it: the session can be locked again.
+
+The rest is given: `open_locked(path)`, what `--continue` does with your lock. Check it with
+`python -m exercises check 07.2` or the notebook.
+"""
+
+from __future__ import annotations
+
+import fcntl  # noqa: F401  (you may need it)
+import os  # noqa: F401
+from pathlib import Path
+from typing import Any
+
+from session import Resumed, Session
+from session_file import SessionInUse  # noqa: F401
+
+
+def lock_session(path: Path | str) -> Any:
+    """Lock the session file `path` for this run, without waiting; SessionInUse if held."""
+    # TODO: open the file (for reading: the lock changes nothing), take an exclusive lock
+    # that does not wait, and turn "someone holds it" into SessionInUse(path).
+    raise NotImplementedError("lock_session is not written yet")
+
+
+def unlock_session(held: Any) -> None:
+    """Let go of the lock `lock_session` returned."""
+    raise NotImplementedError("unlock_session is not written yet")
+
+
+# --- Given: what `--continue` does with the lock ------------------------------------------
+
+
+def open_locked(path: Path | str) -> tuple[Any, Resumed]:
+    """Lock the session, then read it: the lock is held before the leaf is read, so no other
+    run can append between this read and this run's first write."""
+    held = lock_session(path)
+    try:
+        return held, Session.open(path)
+    except BaseException:
+        unlock_session(held)
+        raise

@@ -1,0 +1,77 @@
+"""Exercise 06.2: carry an earlier summary forward, so a second compaction keeps the first's.
+
+A compaction's summary stands in for what it replaced. The next `/compact` summarises the
+messages before its own boundary, and the first of them is the earlier summary itself, as
+the model is given it: a user message (`summary_message`). A summariser that treats it as one
+more question writes "- asked: Summary of the conversation before…", cut to one line, and
+everything the first compaction held is gone (pi #2608): "what was the result" no longer
+answers. The summariser below does just that. Fix `summarize(messages)`:
+
+- An earlier summary among `messages` (`summary_in(message)` gives its text; None for any
+  other message) is carried over: its lines, each as it is, in its place among the lines.
+- Every other user message gives one line, `- asked: TEXT` (its text on one line, its spaces
+  and line breaks made single spaces, cut with `shortened(TEXT, SUMMARY_WIDTH)`); a repeated
+  question gets its line again.
+- Every tool result that is no error gives one line, `- NAME(EXPRESSION) -> RESULT`, cut to
+  SUMMARY_WIDTH as a whole: the scripted model recalls a result from a line of that form.
+  Nothing else gives a line (an answer, a tool call, an error result).
+- The summary is those lines in order, joined by "\n", only the newest SUMMARY_LINES of
+  them: its size does not grow with the session.
+
+Write it yourself: the step's `ScriptedModel.summarize` is the answer (read it afterwards);
+the check fails a summarize that calls it. The rest of this file is given: `/compact`, the
+step's own, with your summarize as the model's, in the step's command table. Check it with
+`python -m exercises check 06.2` or the notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from commands import COMMANDS, Chat, Command, CommandResult
+from commands import compact_command as step_compact_command
+from messages import Message, shortened, summary_in, text_of, tool_calls, value_text
+from model import MODELS, SUMMARY_LINES, SUMMARY_WIDTH
+
+
+def summarize(messages: Sequence[Message]) -> str:
+    """A summary that can stand in for `messages`: one line per question and result."""
+    lines: list[str] = []
+    for message in messages:
+        text = " ".join(text_of(message).split())  # one line, whatever the message held
+        if (earlier := summary_in(message)) is not None:
+            lines += earlier.splitlines()  # what the earlier compaction held, in its place
+        elif message["role"] == "user":
+            lines.append(f"- asked: {shortened(text, SUMMARY_WIDTH)}")
+        elif message["role"] == "toolResult" and not message["isError"]:
+            expression = expression_of(messages, message["toolCallId"])
+            line = f"- {message['toolName']}({expression}) -> {text}"
+            lines.append(shortened(line, SUMMARY_WIDTH))
+    return "\n".join(lines[-SUMMARY_LINES:])
+
+
+# --- Given: the expression a result answers, and /compact with your summarize -------------
+
+
+def expression_of(messages: Sequence[Message], call_id: str) -> str:
+    """The expression of the tool call `call_id` names, as a summary line shows it."""
+    for message in reversed(messages):
+        for call in tool_calls(message):
+            if call["id"] == call_id:
+                return value_text(call["arguments"].get("expression", "?"))
+    return "?"
+
+
+def compact_command(chat: Chat, argument: str) -> CommandResult:
+    """`/compact`, the step's own, with `summarize` above as the model's summariser."""
+    model = MODELS[chat.model]
+    model.summarize = summarize  # type: ignore[method-assign]  (this object's, for one call)
+    try:
+        return step_compact_command(chat, argument)
+    finally:
+        del model.summarize  # the step's own again
+
+
+COMMANDS["/compact"] = Command(
+    "/compact", "replace all but the last turn with a summary (yours)", compact_command
+)

@@ -1,0 +1,105 @@
+"""Exercise 07.1: a session name shown escaped, whether it was typed or read from the file.
+
+A terminal obeys some characters instead of showing them: ESC starts a sequence that can
+clear the screen, recolour the rest of the output or retitle the window; a carriage return
+rewrites the line; U+202E shows the rest backwards. A session name is text anyone could
+have put in the file (a hand edit, another program, a pasted line), and a name read back
+from the file is shown as often as one just typed: by `/name`, in the session list. So
+everything shown passes through `printable` (messages.py), and everything written is kept
+as it is: the file records what was typed, and escaping is how it is shown, not what it is
+(notebook 07, section 8). Write `name_command` and `session_title`:
+
+1. `name_command(chat, argument)`, the command `/name [TEXT]`:
+   - `/name` alone answers one line, `session name: NAME`, or `this session has no name`
+     when it has none;
+   - `/name TEXT` appends a `session_info` entry holding TEXT as typed
+     (`append_session_name`), sets `chat.name` to TEXT as typed, and answers
+     `session named NAME`; TEXT that is already the name answers `already named NAME` and
+     writes nothing.
+   NAME is always `printable(the name)`, the name typed or the name the file gave. A
+   command never becomes a message: `chat.messages` and the cursor stay as they are.
+2. `session_title(entries, leaf_id)`: the session list's title: `printable(name)` for the
+   name in force (`session_name_at`), else `preview()` of the first user message on the path
+   from the leaf (preview escapes already), else "(no user message)".
+
+The rest is given: `NamedChat`, `append_session_name`, `session_name_at` (the last
+session_info on the path, if its name is text), `open_chat` (what `--continue` does: the
+name comes from the file) and `/name` in the step's own command table. Check it with
+`python -m exercises check 07.1` or the notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from commands import COMMANDS, Chat, Command, CommandResult
+from entries import Entry, path_to_leaf
+from messages import preview, printable
+from model import DEFAULT_MODEL, MODELS
+from session import Session
+
+
+@dataclass
+class NamedChat(Chat):
+    """A run of the program that also holds the session's name in force (None: unnamed)."""
+
+    name: str | None = None
+
+
+def name_command(chat: NamedChat, argument: str) -> CommandResult:
+    """`/name` shows the name; `/name TEXT` names the session and records it."""
+    if not argument:
+        if chat.name is None:
+            return CommandResult(["this session has no name"])
+        return CommandResult([f"session name: {printable(chat.name)}"])  # the file's, maybe
+    if argument == chat.name:
+        return CommandResult([f"already named {printable(argument)}"])
+    append_session_name(chat.session, argument)  # as typed: the file records, never escapes
+    chat.name = argument
+    return CommandResult([f"session named {printable(argument)}"])
+
+
+def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
+    """The list's title for a session: its name, else its first user message."""
+    name = session_name_at(entries, leaf_id)
+    if name is not None:
+        return printable(name)  # a name from the file is shown like any other text
+    for entry in path_to_leaf(entries, leaf_id).entries:
+        if entry["type"] == "message" and entry["message"]["role"] == "user":
+            return preview(entry["message"])  # escaped already
+    return "(no user message)"
+
+
+# --- Given: the entry, the restore, and what --continue would do ----------------------------
+
+
+def append_session_name(session: Session, name: str) -> Entry:
+    """Record the name `name`, as typed, as a child of the leaf; the leaf moves to it."""
+    return session.append_entry("session_info", {"name": name})
+
+
+def session_name_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str | None:
+    """The session's name at `leaf_id`: the last session_info on the path, if it is text."""
+    name = None
+    for entry in path_to_leaf(entries, leaf_id).entries:
+        if entry["type"] == "session_info":
+            name = entry.get("name")
+    return name if isinstance(name, str) else None
+
+
+COMMANDS["/name"] = Command("/name [TEXT]", "show the session's name, or name it", name_command)
+
+
+def open_chat(path: Path | str) -> NamedChat:
+    """What `--continue` would do: the messages, the model and the name, from the file."""
+    resumed = Session.open(path)
+    session, messages, model = resumed.session, resumed.context.messages, resumed.context.model
+    return NamedChat(
+        session,
+        messages,
+        cursor=len(messages),
+        model=model if model in MODELS else DEFAULT_MODEL,
+        name=session_name_at(session.entries, session.leaf_id),
+    )

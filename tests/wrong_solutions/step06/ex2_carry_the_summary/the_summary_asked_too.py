@@ -1,0 +1,63 @@
+"""Wrong: the earlier summary's lines are carried over, and its message still gives its
+"- asked:" line too.
+
+Two `if`s where one `if`/`elif` was needed: the summary is a user message, so the question
+branch takes it as well, and each compaction adds a line "- asked: Summary of the
+conversation…", a question nobody asked, that pushes a real line out of the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from commands import COMMANDS, Chat, Command, CommandResult
+from commands import compact_command as step_compact_command
+from messages import Message, shortened, summary_in, text_of, tool_calls, value_text  # noqa: F401
+from model import MODELS, SUMMARY_LINES, SUMMARY_WIDTH
+
+EXPECTED_FAIL = (
+    "carry the earlier summary; after …hello, /compact: line 2 is '- asked: Summary of the"
+)
+
+
+def summarize(messages: Sequence[Message]) -> str:
+    """A summary that can stand in for `messages`: one line per question and result."""
+    lines: list[str] = []
+    for message in messages:
+        text = " ".join(text_of(message).split())
+        if (earlier := summary_in(message)) is not None:
+            lines += earlier.splitlines()
+        if message["role"] == "user":
+            lines.append(f"- asked: {shortened(text, SUMMARY_WIDTH)}")
+        elif message["role"] == "toolResult" and not message["isError"]:
+            expression = expression_of(messages, message["toolCallId"])
+            line = f"- {message['toolName']}({expression}) -> {text}"
+            lines.append(shortened(line, SUMMARY_WIDTH))
+    return "\n".join(lines[-SUMMARY_LINES:])
+
+
+# --- Given: the expression a result answers, and /compact with your summarize -------------
+
+
+def expression_of(messages: Sequence[Message], call_id: str) -> str:
+    """The expression of the tool call `call_id` names, as a summary line shows it."""
+    for message in reversed(messages):
+        for call in tool_calls(message):
+            if call["id"] == call_id:
+                return value_text(call["arguments"].get("expression", "?"))
+    return "?"
+
+
+def compact_command(chat: Chat, argument: str) -> CommandResult:
+    """`/compact`, the step's own, with `summarize` above as the model's summariser."""
+    model = MODELS[chat.model]
+    model.summarize = summarize  # type: ignore[method-assign]  (this object's, for one call)
+    try:
+        return step_compact_command(chat, argument)
+    finally:
+        del model.summarize  # the step's own again
+
+
+COMMANDS["/compact"] = Command(
+    "/compact", "replace all but the last turn with a summary (yours)", compact_command
+)
