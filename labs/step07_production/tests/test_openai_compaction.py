@@ -56,6 +56,9 @@ def test_compact_asks_the_model_and_carries_an_earlier_summary_forward(
         assert system == {"role": "system", "content": SUMMARY_SYSTEM}
         assert body["model"] == "good" and body["stream"] is True
     assert "<earlier-summary>" not in asked_first["messages"][1]["content"]
+    from messages import SUMMARY_HEADING
+
+    assert SUMMARY_HEADING not in asked_second["messages"][1]["content"]  # sent once, apart
     assert (
         "<earlier-summary>\n- asked: hello\n</earlier-summary>"
         in (asked_second["messages"][1]["content"])
