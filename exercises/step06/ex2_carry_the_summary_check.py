@@ -28,7 +28,8 @@ OPS = ["hello", "what is 12*8", "what is 2+3", "what is 1/0", "what was the resu
 NAMED = [["hello", "what is 12*8", "/compact", "hello", "/compact"],
          ["hello", "hello", "what is 2+3", "/compact", "what is 2+3", "/compact", "hi"],
          [*(f"what is {n}*{n}" for n in range(2, 14)), "/compact", "hello", "/compact"],
-         [LONG, "say\n  what  you", "hello", "/compact"]]  # fmt: skip
+         [LONG, "say\n  what  you", "hello", "/compact"],
+         ["what is (2+\n3)", "hi", "/compact"]]  # fmt: skip
 PLAYED = ["hello", "what is 12*8", "/compact", "hello", "/compact", "what was the result"]
 CALLS: list[str] = []
 

@@ -12,8 +12,9 @@ answers. The summariser below does just that. Fix `summarize(messages)`:
 - Every other user message gives one line, `- asked: TEXT` (its text on one line, its spaces
   and line breaks made single spaces, cut with `shortened(TEXT, SUMMARY_WIDTH)`); a repeated
   question gets its line again.
-- Every tool result that is no error gives one line, `- NAME(EXPRESSION) -> RESULT`, cut to
-  SUMMARY_WIDTH as a whole: the scripted model recalls a result from a line of that form.
+- Every tool result that is no error gives one line, `- NAME(EXPRESSION) -> RESULT`, made
+  one line as a whole (the call's expression may hold a line break too) and cut to
+  SUMMARY_WIDTH: the scripted model recalls a result from a line of that form.
   Nothing else gives a line (an answer, a tool call, an error result).
 - The summary is those lines in order, joined by "\n", only the newest SUMMARY_LINES of
   them: its size does not grow with the session.
@@ -46,7 +47,7 @@ def summarize(messages: Sequence[Message]) -> str:
         elif message["role"] == "toolResult" and not message["isError"]:
             expression = expression_of(messages, message["toolCallId"])
             line = f"- {message['toolName']}({expression}) -> {text}"
-            lines.append(shortened(line, SUMMARY_WIDTH))
+            lines.append(shortened(" ".join(line.split()), SUMMARY_WIDTH))  # one line
     return "\n".join(lines[-SUMMARY_LINES:])
 
 

@@ -31,7 +31,8 @@ def summarize(messages: Sequence[Message]) -> str:
             lines.append("- asked: " + shortened(text, SUMMARY_WIDTH))
         elif message["role"] == "toolResult" and not message["isError"]:
             call = expression_of(messages, message["toolCallId"])
-            lines.append(shortened(f"- {message['toolName']}({call}) -> {text}", SUMMARY_WIDTH))
+            line = " ".join(f"- {message['toolName']}({call}) -> {text}".split())
+            lines.append(shortened(line, SUMMARY_WIDTH))
     return "\n".join(lines)
 
 

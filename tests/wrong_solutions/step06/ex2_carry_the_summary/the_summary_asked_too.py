@@ -32,7 +32,7 @@ def summarize(messages: Sequence[Message]) -> str:
         elif message["role"] == "toolResult" and not message["isError"]:
             expression = expression_of(messages, message["toolCallId"])
             line = f"- {message['toolName']}({expression}) -> {text}"
-            lines.append(shortened(line, SUMMARY_WIDTH))
+            lines.append(shortened(" ".join(line.split()), SUMMARY_WIDTH))  # one line
     return "\n".join(lines[-SUMMARY_LINES:])
 
 
