@@ -2,17 +2,26 @@
 which each test starts on 127.0.0.1; no other address is ever used.
 
 The fake refuses, with the API's own 400, a history whose tool calls are not all answered. The
-name after `openai:` picks what it does (`openai:fault-401`...), so each fault is one real run
+name after `openai:` picks what it does (`openai:fault-401`...), so each fault is one run
 of main.py, and the run after it proves nothing was half-saved. Every run is given a key and
 a URL password a search can recognise, and no byte the run writes may hold either.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import locale
+import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
+import traceback
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,17 +60,166 @@ def environment(base_url: str | None, key: str | None = "test") -> dict[str, str
 
 
 def run_main(
-    tmp_path: Path, stdin: str, *args: str, env: dict[str, str], timeout: float = 60
+    tmp_path: Path,
+    stdin: str,
+    *args: str,
+    env: dict[str, str],
+    timeout: float = 60,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s"), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=timeout,
+    """main.py --session-dir tmp_path/s ARGS, in tmp_path, `stdin` typed, in `env`.
+
+    In this process unless `process` is asked for: a new Python imports the SDK again, 0.7 s
+    of CPU a run. What a run of its own would see is given it (the argument list, the
+    environment, the folder, real files as its standard streams, the default warnings and
+    logging), and what it changes is put back (the signal handlers, the models it made,
+    the locks it held). A test whose point is a process (a signal, a missing SDK) asks
+    for one."""
+    argv = ["--session-dir", str(tmp_path / "s"), *args]
+    if process:
+        return subprocess.run(
+            [sys.executable, str(STEP / "main.py"), *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=timeout,
+        )
+    return run_main_here(tmp_path, stdin, argv, env=env, timeout=timeout)
+
+
+class TimedOut(BaseException):
+    """The watchdog's: the run took longer than a subprocess's timeout would have let it."""
+
+
+def timed_out(signum: int, frame: object) -> None:
+    raise TimedOut
+
+
+class ThisThread:
+    """A standard stream that is the run's for the thread running main, and this process's
+    for every other: the fake endpoint serves in threads of this process, and what they print
+    (socketserver's report of a connection the client dropped) is no output of the run."""
+
+    def __init__(self, run: io.TextIOBase, others: Any) -> None:
+        self._run, self._others, self._thread = run, others, threading.get_ident()
+
+    def __getattr__(self, name: str) -> Any:
+        mine = threading.get_ident() == self._thread
+        return getattr(self._run if mine else self._others, name)
+
+
+# Those main.py sets (its stop signals, a reply's deadline), and the watchdog's own.
+SIGNALS_SET = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM, signal.SIGUSR1)
+
+
+def run_main_here(
+    folder: Path, stdin: str, argv: list[str], *, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """`main.main(argv)` as `python main.py ARGV` would run it, in this process."""
+    import main
+    import model
+    import session_file
+
+    encoding = locale.getpreferredencoding(False)
+    environ, cwd, old_argv = dict(os.environ), os.getcwd(), sys.argv
+    streams = sys.stdin, sys.stdout, sys.stderr
+    handlers = {signum: signal.getsignal(signum) for signum in SIGNALS_SET}
+    made, locks = dict(model.MODELS._made), set(session_file._HELD_LOCKS)
+    root = logging.getLogger()
+    root_handlers, root_level = root.handlers[:], root.level
+    # Without a name, so nothing in `folder`; closed at the end, once read.
+    files = [tempfile.TemporaryFile() for _ in range(3)]  # noqa: SIM115
+    files[0].write(stdin.encode(encoding))
+    files[0].seek(0)
+    # A pipe's streams, as Python makes them for a process: stderr backslash-escapes.
+    wrappers = [
+        io.TextIOWrapper(files[0], encoding=encoding),
+        io.TextIOWrapper(files[1], encoding=encoding),
+        io.TextIOWrapper(files[2], encoding=encoding, errors="backslashreplace"),
+    ]
+    sys.stdin = wrappers[0]
+    sys.stdout, sys.stderr = (
+        ThisThread(wrappers[1], streams[1]),
+        ThisThread(wrappers[2], streams[2]),
     )
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(folder)
+    sys.argv = [str(STEP / "main.py"), *argv]
+    root.handlers, root.level = [], logging.WARNING  # logging's last resort writes to stderr
+    signal.signal(signal.SIGUSR1, timed_out)
+    watched = threading.get_ident()
+    watchdog = threading.Event()
+
+    def watch() -> None:
+        if not watchdog.wait(timeout):
+            while not watchdog.wait(1):  # until the run has let go
+                signal.pthread_kill(watched, signal.SIGUSR1)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    late = False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.resetwarnings()  # Python's own defaults, not pytest's
+            warnings.simplefilter("default")
+            for ignored in (DeprecationWarning, PendingDeprecationWarning, ImportWarning):
+                warnings.simplefilter("ignore", ignored)
+            warnings.simplefilter("ignore", ResourceWarning)
+            try:
+                returncode = main.main(argv)
+            except TimedOut:
+                late = True
+                returncode = -signal.SIGKILL
+            except SystemExit as exit:  # --help
+                returncode = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001 - what Python does with one a program let out
+                traceback.print_exc()
+                returncode = 1
+            for warning in caught:
+                sys.stderr.write(
+                    warnings.formatwarning(
+                        warning.message, warning.category, warning.filename, warning.lineno
+                    )
+                )
+    finally:
+        watchdog.set()
+        watcher.join()
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for name in set(model.MODELS._made) - set(made):  # as the process's end would
+            client = getattr(model.MODELS._made[name], "client", None)
+            if client is not None:
+                client.close()
+        model.MODELS._made.clear()
+        model.MODELS._made.update(made)
+        for fd in set(session_file._HELD_LOCKS) - locks:
+            session_file._unlock(fd)
+        root.handlers, root.level = root_handlers, root_level
+        sys.argv = old_argv
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(environ)
+        sys.stdin, sys.stdout, sys.stderr = streams
+        for wrapper in wrappers:  # flushed, as at a process's end; the file kept open
+            with contextlib.suppress(OSError, ValueError):
+                wrapper.detach()
+    output = []
+    for file in files[1:]:
+        file.seek(0)
+        text = file.read().decode(encoding)
+        output.append(text.replace("\r\n", "\n").replace("\r", "\n"))  # as text=True reads
+        file.close()
+    files[0].close()
+    done = subprocess.CompletedProcess(["main.py", *argv], returncode, *output)
+    if late:
+        raise subprocess.TimeoutExpired(done.args, timeout, output[0], output[1])
+    return done
 
 
 def saved(tmp_path: Path) -> list[dict[str, Any]]:
@@ -247,7 +405,7 @@ FAULTS = {
 }
 
 
-TRIED = sorted(FAULTS)  # each one real run of main.py, about 2 s
+TRIED = sorted(FAULTS)  # each one run of main.py
 # The next run is tried after one fault of each kind (a status, a stream cut, no connection):
 # nothing of any fault was half-saved (checked above), so what follows is the same.
 AFTER = ("fault-401", "fault-cut-arguments", "refused")

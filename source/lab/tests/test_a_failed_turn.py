@@ -285,7 +285,8 @@ def test_a_missing_sdk_is_one_error_line_naming_what_to_install(tmp_path: Path) 
         'raise ModuleNotFoundError("No module named \'openai\'", name="openai")\n', encoding="utf-8"
     )
     env = environment("http://127.0.0.1:1/v1") | {"PYTHONPATH": str(stub.parent)}
-    done = run_main(tmp_path, "hello\n", "--model", "openai:good", env=env)
+    # A Python of its own: this one has imported the SDK already.
+    done = run_main(tmp_path, "hello\n", "--model", "openai:good", env=env, process=True)
     assert done.returncode == 1
     (error,) = done.stderr.splitlines()
     assert "Traceback" not in done.stderr
