@@ -1,5 +1,5 @@
 """The checks are held to a size: at most twice the lines of the solutions they check, each
-one, and all of them with the harness they share (issue 29: 4,875 lines of checks had grown
+one, and all of them with the harness they share (4,875 lines of checks had once grown
 for 1,026 of solutions, and still let mistakes through). A check that grows past that is
 testing one example after another instead of comparing with the solution. The figures are
 printed (pytest -s) against the target, and in the failure."""

@@ -1,7 +1,7 @@
 """The shipped solutions of step 05 agree with each other: a fork (05.1) of a session holding
 labels (05.2) and branch summaries (05.3) is read by those exercises' own code as the parent
 is. A fork renumbers what it copies, so a label copied as it was would send `/branch NAME` in
-the fork to another entry, or to "no entry e7" (issue 18).
+the fork to another entry, or to "no entry e7".
 
 The solutions import the step's modules by bare name, so they run in a child process with the
 step folder first on sys.path, as `python -m exercises check` runs them. Each puts its commands

@@ -34,7 +34,7 @@ CLIMBING = re.compile(r"(?<!\.)\.\./\.\./[\w./-]*")
 @pytest.mark.parametrize("step", STEPS, ids=step_ids(STEPS))
 def test_a_step_readme_points_at_nothing_outside_its_folder(step: Path) -> None:
     """A step is copied out alone: a README link to `../../docs/session-format.md` was dead in
-    the copy (issue 28). Every relative link must stay inside the folder, and exist."""
+    the copy. Every relative link must stay inside the folder, and exist."""
     text = (step / "README.md").read_text(encoding="utf-8")
     targets = [t for t in LINK.findall(text) if not re.match(r"[a-z]+:|#", t)]
     outside = [t for t in targets if not (step / t.split("#")[0]).resolve().is_relative_to(step)]
@@ -47,7 +47,7 @@ def test_a_step_readme_points_at_nothing_outside_its_folder(step: Path) -> None:
 
 def test_the_copy_out_section_names_every_package_a_step_imports() -> None:
     """The root README's copy-out section says what a step's requirements.txt pins; it left
-    out `openai`, which the production step pins (issue 28)."""
+    out `openai`, which the production step pins."""
     readme = (STEPS[0].parent.parent / "README.md").read_text(encoding="utf-8")
     section = readme.partition("## Copying a step out")[2].partition("\n## ")[0]
     named = set()

@@ -18,7 +18,15 @@ import orjson
 import pytest
 from conftest import stop_signals_at_default
 from fake_endpoint import Server
-from test_openai_model import STEP, endpoint, environment, run_main, saved, saved_messages
+from test_openai_model import (
+    STEP,
+    endpoint,
+    environment,
+    run_main,
+    saved,
+    saved_messages,
+    started,
+)
 
 __all__ = ["endpoint"]  # the fixture, shared with test_openai_model.py
 
@@ -99,16 +107,7 @@ def test_ctrl_c_while_a_reply_streams_abandons_the_turn_and_the_run_goes_on(
     tmp_path: Path, endpoint: Server
 ) -> None:
     """The reply stops where it is, nothing of it is saved, and the prompt comes back."""
-    process = subprocess.Popen(
-        [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s")]
-        + ["--model", "openai:good"],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(endpoint.base_url),
-        preexec_fn=stop_signals_at_default,
-    )
+    process = started(tmp_path, endpoint)
     try:
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write(b"slow-pings\n")

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import stop_signals_at_default
 from fake_endpoint import Server
-from test_openai_model import STEP, endpoint, environment, run_main, saved, saved_messages
+from test_openai_model import (
+    endpoint,
+    environment,
+    run_main,
+    saved,
+    saved_messages,
+    started,
+)
 
 __all__ = ["endpoint"]  # the fixture, shared with test_openai_model.py
 
@@ -142,19 +147,6 @@ def test_compact_at_with_a_summary_that_fails_goes_on_with_the_whole_context(
     ]
 
 
-def started(tmp_path: Path, endpoint: Server, *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s")]
-        + ["--model", "openai:good", *args],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(endpoint.base_url),
-        preexec_fn=stop_signals_at_default,
-    )
-
-
 def interrupt_the_summary(process: subprocess.Popen[bytes], endpoint: Server) -> None:
     ends = time.monotonic() + 20
     while not summary_requests(endpoint):  # the summary has been asked for
@@ -193,16 +185,7 @@ def test_ctrl_c_while_the_model_summarises_abandons_the_compaction_and_the_run_g
     tmp_path: Path, endpoint: Server
 ) -> None:
     endpoint.summary_behaviour = "slow-pings"
-    process = subprocess.Popen(
-        [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s")]
-        + ["--model", "openai:good"],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(endpoint.base_url),
-        preexec_fn=stop_signals_at_default,
-    )
+    process = started(tmp_path, endpoint)
     try:
         assert process.stdin is not None
         process.stdin.write(b"hello\nhi\n/compact\n")

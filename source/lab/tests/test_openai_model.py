@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import stop_signals_at_default
 from fake_endpoint import Server, start
 
 STEP = Path(__file__).resolve().parent.parent
@@ -88,6 +89,21 @@ def run_main(
             timeout=timeout,
         )
     return run_main_here(tmp_path, stdin, argv, env=env, timeout=timeout)
+
+
+def started(tmp_path: Path, endpoint: Server, *args: str) -> subprocess.Popen[bytes]:
+    """main.py on the fake's `openai:good`, as a process of its own, its stop signals at their
+    defaults: for the tests whose point is a signal sent to it (Ctrl-C)."""
+    return subprocess.Popen(
+        [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s")]
+        + ["--model", "openai:good", *args],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(endpoint.base_url),
+        preexec_fn=stop_signals_at_default,
+    )
 
 
 class TimedOut(BaseException):
