@@ -12,8 +12,10 @@ not crash.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -49,7 +51,8 @@ PENDING = {*()}
 
 RUN_ONE = Path(__file__).with_name("run_one.py")
 OUTPUT_KEPT = 8192  # bytes of a check's own output kept: the end of a traceback, not a flood
-RUNNING: set[subprocess.Popen[bytes]] = set()  # checks under way, to stop on Ctrl-C
+RUNNING: set[ForkedCheck] = set()  # checks under way, to stop on Ctrl-C
+LAUNCHERS: set[Launcher] = set()
 
 
 @dataclass(frozen=True)
@@ -64,29 +67,22 @@ class Verdict:
     line: str
 
 
-def run_check(exercise: Exercise, target: Path) -> Verdict:
-    """Run the check in a process of its own. Its verdict comes through a pipe that only
-    run_one.py writes to; what the student's code prints is read, a bounded amount kept
-    (the last lines say why a process died), and never taken for a verdict."""
+def run_check(exercise: Exercise, target: Path, launcher: Launcher) -> Verdict:
+    """Run the check in a process of its own (forked by `launcher`). Its verdict comes
+    through a pipe that only run_one.py writes to; what the student's code prints is read, a
+    bounded amount kept (the last lines say why a process died), and never taken for a
+    verdict."""
     label = f"{exercise.id} {exercise.title}"
     read_verdict, write_verdict = os.pipe()
+    read_output, write_output = os.pipe()
     arguments = [label, str(target), str(exercise.check), str(exercise.step_dir)]
     try:
-        child = subprocess.Popen(
-            [sys.executable, str(RUN_ONE), *arguments, str(write_verdict)],
-            cwd=exercise.step_dir,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_verdict,),
-            start_new_session=True,  # its children too are stopped with it
-        )
+        child = launcher.start(arguments, write_output, write_verdict)
     finally:
         os.close(write_verdict)
-    RUNNING.add(child)
-    with os.fdopen(read_verdict, "rb") as verdict_pipe:
-        assert child.stdout is not None
-        output = Drain(child.stdout, OUTPUT_KEPT)
+        os.close(write_output)
+    with os.fdopen(read_verdict, "rb") as verdict_pipe, os.fdopen(read_output, "rb") as out:
+        output = Drain(out, OUTPUT_KEPT)
         answer = Drain(verdict_pipe, OUTPUT_KEPT)
         try:
             child.wait(timeout=CHECK_TIMEOUT_SECONDS)
@@ -96,19 +92,111 @@ def run_check(exercise: Exercise, target: Path) -> Verdict:
                 f"FAIL {label}: the check took over {CHECK_TIMEOUT_SECONDS} s (an endless loop?)",
             )
         finally:
-            stop(child)
+            child.stop()
         said = answer.text().strip()
     kind, _, line = said.partition(" ")
     if kind in EXIT_KINDS.values() and child.returncode == EXIT_CODES[kind]:
         return Verdict(kind, line)
     # The interpreter itself died (a segfault, os._exit, a kill) before the check judged:
     # whatever it printed and whatever its exit status, that is no pass.
-    if child.returncode < 0:
+    if child.returncode is None:
+        reason = "the process that started it died"
+    elif child.returncode < 0:
         reason = f"it was killed by {signal.Signals(-child.returncode).name}"
     else:
         last = [line for line in output.text().splitlines() if line.strip()]
         reason = last[-1].strip() if last else f"no verdict (exit status {child.returncode})"
     return Verdict("crash", f"FAIL {label}: the check crashed: {reason}"[:300])
+
+
+class Launcher:
+    """`run_one.py --serve`, started once for a step folder: it forks each check from an
+    interpreter that has already imported what checks import. Without it each of verify's
+    200 checks paid for a new interpreter and hypothesis first, most of verify's time."""
+
+    def __init__(self, step_dir: Path) -> None:
+        self._channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self._process = subprocess.Popen(
+                [sys.executable, str(RUN_ONE), "--serve", str(theirs.fileno())],
+                cwd=step_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,  # a Ctrl-C at the terminal is for this process to act on
+            )
+        self._lock = threading.Lock()  # one check at a time: the server waits for each
+        self._gone = False
+        LAUNCHERS.add(self)
+
+    def start(self, arguments: list[str], output: int, verdict: int) -> ForkedCheck:
+        self._lock.acquire()
+        try:
+            socket.send_fds(self._channel, [json.dumps(arguments).encode()], [output, verdict])
+            pid = self.receive("pid")
+        except OSError:
+            self._gone, pid = True, None  # a check may kill its parent: a crash verdict
+        except BaseException:
+            self._lock.release()
+            raise
+        return ForkedCheck(self, None if pid is None else int(pid))
+
+    def release(self) -> None:
+        """The check started last has ended: the next may start."""
+        self._lock.release()
+
+    def gone(self) -> bool:
+        """Whether the server has died: its socket said so, or it was reaped."""
+        return self._gone or self._process.poll() is not None
+
+    def receive(self, what: str, timeout: float | None = None) -> str | None:
+        """The server's next word about `what`; None when it has gone."""
+        self._channel.settimeout(timeout)
+        try:
+            said = self._channel.recv(256).decode()
+        except TimeoutError:
+            raise subprocess.TimeoutExpired("check", timeout or 0) from None
+        except OSError:
+            said = ""
+        kind, _, value = said.partition(" ")
+        if kind != what:
+            self._gone = True
+            return None
+        return value
+
+    def close(self) -> None:
+        self._channel.close()  # the server reads the end, and exits
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.wait()
+        LAUNCHERS.discard(self)
+
+
+class ForkedCheck:
+    """One check under way: its pid (its process group's too), and how it ended."""
+
+    def __init__(self, launcher: Launcher, pid: int | None) -> None:
+        self._launcher, self.pid = launcher, pid
+        self.returncode: int | None = None  # None: it never started, or its server died
+        self._ended = pid is None
+        if self._ended:
+            launcher.release()
+        RUNNING.add(self)
+
+    def wait(self, timeout: float | None = None) -> None:
+        if not self._ended:
+            status = self._launcher.receive("status", timeout)
+            self.returncode = None if status is None else int(status)
+            self._ended = True
+            self._launcher.release()
+
+    def stop(self) -> None:
+        """End the check's process group (a check may have children of its own), and wait."""
+        if self.pid is not None:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+        self.wait()
+        RUNNING.discard(self)
 
 
 class Drain:
@@ -130,17 +218,14 @@ class Drain:
         return self._tail.decode("utf-8", errors="backslashreplace")
 
 
-def stop(child: subprocess.Popen[bytes]) -> None:
-    """End the check's process group (a check may have children of its own), and wait."""
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(child.pid, signal.SIGKILL)
-    child.wait()
-    RUNNING.discard(child)
-
-
 def stop_all() -> None:
-    for child in list(RUNNING):
-        stop(child)
+    """Ctrl-C: the checks under way end with this process, not at their timeout."""
+    for check in list(RUNNING):
+        if check.pid is not None:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(check.pid, signal.SIGKILL)
+    for launcher in list(LAUNCHERS):
+        launcher.close()
 
 
 @dataclass(frozen=True)
@@ -281,15 +366,27 @@ def verify(verbose: bool, only: list[str]) -> int:
     exercises = [e for e in all_exercises() if not only or e.id in only]
     plans = {exercise.id: plan(exercise) for exercise in exercises}
     runs = [run for _, exercise_runs in plans.values() for run in exercise_runs]
-    # All checks of all exercises share two workers: each is a process of its own anyway.
+    # All checks of all exercises share two workers (each check is a process of its own),
+    # each worker with a launcher of its own for each step folder.
     pool = ThreadPoolExecutor(max_workers=2)
+    mine = threading.local()
+
+    def checked(run: Run) -> Verdict:
+        launchers = mine.__dict__.setdefault("launchers", {})
+        step = run.exercise.step_dir
+        if step not in launchers or launchers[step].gone():
+            launchers[step] = Launcher(step)
+        return run_check(run.exercise, run.target, launchers[step])
+
     try:
-        verdicts = list(pool.map(lambda run: run_check(run.exercise, run.target), runs))
+        verdicts = list(pool.map(checked, runs))
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
         stop_all()  # the checks under way end with this process, not 120 s later
         raise
     pool.shutdown()
+    for launcher in list(LAUNCHERS):
+        launcher.close()
     outcomes = list(zip(runs, verdicts, strict=True))
 
     passed = 0
@@ -381,7 +478,11 @@ def main(argv: list[str]) -> int:
             return 2
     else:
         path = exercise.starter
-    verdict = run_check(exercise, path)
+    launcher = Launcher(exercise.step_dir)
+    try:
+        verdict = run_check(exercise, path, launcher)
+    finally:
+        launcher.close()
     print(verdict.line)
     return 0 if verdict.kind == "pass" else 1
 

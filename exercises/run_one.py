@@ -1,11 +1,18 @@
 """Run one check against one file, in this (fresh) process, and hand back a one-line verdict.
 
     python run_one.py LABEL TARGET CHECK_FILE STEP_DIR VERDICT_FD
+    python run_one.py --serve SOCKET_FD       fork one such process per check asked for
 
-Kept apart from the command line so that each check runs in its own interpreter: the step
+Kept apart from the command line so that each check runs in a process of its own: the step
 folder goes first on sys.path, and no module from an earlier check (or another step with the
 same module names) can linger. It also means a check may change this process (put a spy on
 os.fsync, stand in for the clock) without cleaning up after itself.
+
+`--serve` is how `python -m exercises` starts them: one process per step folder imports what
+every check imports (hypothesis, the harness: most of the cost of a fresh interpreter, and
+`verify` runs about 200 checks) and then forks a child for each check, which is that fresh
+process without the wait. It imports nothing of a step, so a check still loads the step's
+modules, and its spies go in before the student's file, in the child.
 
 The verdict goes to VERDICT_FD, a pipe only this file writes to. Whatever the student's code
 prints goes to standard output, which the caller reads (a bounded amount) and otherwise
@@ -26,9 +33,13 @@ The protocol a check module follows:
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import random
+import socket
 import sys
 import traceback
+from contextlib import suppress
 from pathlib import Path
 from types import ModuleType
 
@@ -153,5 +164,51 @@ def main(argv: list[str]) -> int:
     return kind
 
 
+def serve(channel: socket.socket) -> int | None:
+    """Fork a check for each request on `channel` (its arguments, and the descriptors of its
+    output and its verdict), tell its pid, wait for it, tell how it ended; None when the
+    asker has gone. In the child it returns main's exit status instead, so the child ends as
+    any interpreter does (atexit handlers, flushed streams)."""
+    import inspect  # noqa: F401 - where_in's, for a FAIL line that blames a function
+
+    # What the checks import, loaded once. Where one is missing, the check that imports it
+    # says so in its own FAIL line, as it would in a fresh interpreter.
+    with suppress(ImportError):
+        import hypothesis.strategies  # noqa: F401
+    import exercises.harness  # noqa: F401
+
+    while True:
+        try:
+            request, descriptors, _, _ = socket.recv_fds(channel, 65536, 2)
+        except ConnectionError:
+            return None
+        if not request:
+            return None
+        output, verdict_fd = descriptors
+        arguments = json.loads(request)
+        pid = os.fork()
+        if pid == 0:
+            channel.close()
+            os.setsid()  # its own group: stopped whole, and no Ctrl-C from the terminal
+            os.dup2(output, 1)
+            os.dup2(output, 2)
+            os.close(output)
+            random.seed()  # as a fresh interpreter would, not the server's state
+            sys.argv = [__file__, *arguments]
+            return main([*arguments, str(verdict_fd)])
+        os.close(output)
+        os.close(verdict_fd)
+        try:
+            channel.send(f"pid {pid}".encode())
+            _, status = os.waitpid(pid, 0)
+            channel.send(f"status {os.waitstatus_to_exitcode(status)}".encode())
+        except ConnectionError:
+            os.waitpid(pid, 0)
+            return None
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        sys.path.append(str(LAB_ROOT))
+        sys.exit(serve(socket.socket(fileno=int(sys.argv[2]))) or 0)
     sys.exit(main(sys.argv[1:]))

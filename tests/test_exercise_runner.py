@@ -341,6 +341,27 @@ def test_a_pass_printed_by_the_students_code_is_no_verdict(tiny_lab: Path) -> No
     assert len(done.stdout.splitlines()) == 1
 
 
+def test_a_check_that_kills_the_process_that_forked_it_costs_only_its_own_verdict(
+    tiny_lab: Path,
+) -> None:
+    """Checks are forked by a server per step folder (run_one.py --serve). A student's code
+    that kills its parent kills that server: its own verdict is a crash, and the checks after
+    it run in a new server, not against a dead one."""
+    starter_that(tiny_lab, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")
+    right = tiny_lab / "tests" / "right_solutions" / "step09" / "ex1_double"
+    right.mkdir(parents=True)
+    for name in ("twice", "added", "shifted"):  # more checks than workers: each runs several
+        body = {"twice": "n * 2", "added": "n + n", "shifted": "n << 1"}[name]
+        (right / f"{name}.py").write_text(f"def double(n: int) -> int:\n    return {body}\n")
+    done = exercises(tiny_lab, "verify", "-v")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "FAIL 09.1 double: the check crashed: the process that started it died" in done.stdout
+    assert done.stdout.count("PASS 09.1 double") == 4, done.stdout
+    alone = exercises(tiny_lab, "check", "09.1")
+    assert alone.returncode == 1, alone.stderr
+    assert alone.stdout == "FAIL 09.1 double: the check crashed: the process that started it died\n"
+
+
 def test_ctrl_c_during_a_check_is_one_line_and_stops_the_check(tiny_lab: Path) -> None:
     import os
     import signal
