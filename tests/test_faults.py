@@ -1,7 +1,7 @@
 """Real faults against every step that resumes (03 on), each program run as its own process.
 
 - Random kills: each step's main.py is driven through a pipe and SIGKILLed at a seeded random
-  moment, again and again on the same session (70 kills a step, 210 in all). After each kill:
+  moment, again and again on the same session (30 kills a step, 150 in all). After each kill:
   the next --continue works with no traceback; every turn whose next prompt was shown is in
   the file; at most the last line is torn; the old bytes are a prefix of the new.
 - A file size limit (RLIMIT_FSIZE) that cuts a write partway: one error line, and the next run
@@ -30,7 +30,7 @@ from conftest import LAB_ROOT
 RESUMING_STEPS = sorted(
     p for p in (LAB_ROOT / "labs").glob("step[0-9][0-9]_*") if p.name >= "step03"
 )
-KILLS_PER_STEP = 70
+KILLS_PER_STEP = 30
 
 
 def is_production(step: Path) -> bool:
