@@ -12,6 +12,7 @@ not crash.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import signal
@@ -114,11 +115,12 @@ class Launcher:
     interpreter that has already imported what checks import. Without it each of verify's
     200 checks paid for a new interpreter and hypothesis first, most of verify's time."""
 
-    def __init__(self, step_dir: Path) -> None:
+    def __init__(self, step_dir: Path, checks: list[Path]) -> None:
         self._channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        preload = imported_from_outside(step_dir, checks)
         with theirs:
             self._process = subprocess.Popen(
-                [sys.executable, str(RUN_ONE), "--serve", str(theirs.fileno())],
+                [sys.executable, str(RUN_ONE), "--serve", str(theirs.fileno()), *preload],
                 cwd=step_dir,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -170,6 +172,25 @@ class Launcher:
             os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
         LAUNCHERS.discard(self)
+
+
+def imported_from_outside(step_dir: Path, checks: list[Path]) -> list[str]:
+    """The modules these checks import as they load, but none of the step folder's: a
+    step module imported early would bind `os.fsync` before a check's spy is in place."""
+    names: set[str] = {"inspect"}  # run_one.where_in's, for a FAIL line that blames a function
+    for check in checks:
+        with suppress(OSError, SyntaxError, ValueError):
+            for node in ast.parse(check.read_bytes()).body:
+                if isinstance(node, ast.Import):
+                    names.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    # `from hypothesis import strategies` imports a module; a name that is
+                    # no module is passed over by the server.
+                    names.add(node.module)
+                    names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    step_modules = {path.stem for path in step_dir.glob("*.py")}
+    step_modules |= {path.parent.name for path in step_dir.glob("*/__init__.py")}
+    return sorted(name for name in names if name.split(".")[0] not in step_modules)
 
 
 class ForkedCheck:
@@ -375,7 +396,8 @@ def verify(verbose: bool, only: list[str]) -> int:
         launchers = mine.__dict__.setdefault("launchers", {})
         step = run.exercise.step_dir
         if step not in launchers or launchers[step].gone():
-            launchers[step] = Launcher(step)
+            checks = [e.check for e in exercises if e.step_dir == step]
+            launchers[step] = Launcher(step, checks)
         return run_check(run.exercise, run.target, launchers[step])
 
     try:
@@ -478,7 +500,7 @@ def main(argv: list[str]) -> int:
             return 2
     else:
         path = exercise.starter
-    launcher = Launcher(exercise.step_dir)
+    launcher = Launcher(exercise.step_dir, [exercise.check])
     try:
         verdict = run_check(exercise, path, launcher)
     finally:

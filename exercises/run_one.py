@@ -1,7 +1,7 @@
 """Run one check against one file, in this (fresh) process, and hand back a one-line verdict.
 
     python run_one.py LABEL TARGET CHECK_FILE STEP_DIR VERDICT_FD
-    python run_one.py --serve SOCKET_FD       fork one such process per check asked for
+    python run_one.py --serve SOCKET_FD [MODULE ...]   fork such a process per check asked
 
 Kept apart from the command line so that each check runs in a process of its own: the step
 folder goes first on sys.path, and no module from an earlier check (or another step with the
@@ -9,9 +9,9 @@ same module names) can linger. It also means a check may change this process (pu
 os.fsync, stand in for the clock) without cleaning up after itself.
 
 `--serve` is how `python -m exercises` starts them: one process per step folder imports what
-every check imports (hypothesis, the harness: most of the cost of a fresh interpreter, and
+its checks import (hypothesis, the harness: most of the cost of a fresh interpreter, and
 `verify` runs about 200 checks) and then forks a child for each check, which is that fresh
-process without the wait. It imports nothing of a step, so a check still loads the step's
+process without the wait. It imports nothing of the step, so a check still loads the step's
 modules, and its spies go in before the student's file, in the child.
 
 The verdict goes to VERDICT_FD, a pipe only this file writes to. Whatever the student's code
@@ -164,18 +164,18 @@ def main(argv: list[str]) -> int:
     return kind
 
 
-def serve(channel: socket.socket) -> int | None:
+def serve(channel: socket.socket, preload: list[str]) -> int | None:
     """Fork a check for each request on `channel` (its arguments, and the descriptors of its
     output and its verdict), tell its pid, wait for it, tell how it ended; None when the
     asker has gone. In the child it returns main's exit status instead, so the child ends as
-    any interpreter does (atexit handlers, flushed streams)."""
-    import inspect  # noqa: F401 - where_in's, for a FAIL line that blames a function
+    any interpreter does (atexit handlers, flushed streams).
 
-    # What the checks import, loaded once. Where one is missing, the check that imports it
-    # says so in its own FAIL line, as it would in a fresh interpreter.
-    with suppress(ImportError):
-        import hypothesis.strategies  # noqa: F401
-    import exercises.harness  # noqa: F401
+    `preload` is what the step's checks import, loaded once, none of it from the step folder:
+    a check imports those too as it loads, before its spies and the student's file. One that
+    is missing is for the check that imports it to say, in its own FAIL line."""
+    for name in preload:
+        with suppress(ImportError):
+            importlib.import_module(name)
 
     while True:
         try:
@@ -210,5 +210,5 @@ def serve(channel: socket.socket) -> int | None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         sys.path.append(str(LAB_ROOT))
-        sys.exit(serve(socket.socket(fileno=int(sys.argv[2]))) or 0)
+        sys.exit(serve(socket.socket(fileno=int(sys.argv[2])), sys.argv[3:]) or 0)
     sys.exit(main(sys.argv[1:]))

@@ -14,6 +14,7 @@ any failure makes the exit status non-zero.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +22,8 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
 from pathlib import Path
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +34,7 @@ TAIL_LINES = 40
 SHARES = {"step05": 2, "step06": 2, "step07": 4}
 COURSE_SHARES = 2
 FAULT_SHARES = 3
+NOTEBOOK_SHARES = 3
 
 
 @dataclass(frozen=True)
@@ -80,10 +84,13 @@ def parts() -> Iterator[Part]:
             weight=28 // FAULT_SHARES,
             shard=f"{index}/{FAULT_SHARES}",
         )
-    # One kernel runs one notebook's cells in order; the notebooks run side by side.
-    for notebook in sorted(LAB_ROOT.glob("notebooks/*.ipynb")):
+    # One kernel runs one notebook's cells in order, a kernel for each notebook; the notebooks
+    # run in shares side by side, several to a pytest process (importing nbval and nbformat
+    # costs each process about 2.7 s of CPU).
+    for share in notebook_shares(NOTEBOOK_SHARES):
+        numbers = " ".join(notebook.stem[:2] for notebook in share)
         yield Part(
-            f"notebook {notebook.stem} (nbval)",
+            f"notebooks {numbers} (nbval)",
             [
                 *PYTEST,
                 "-p",
@@ -92,12 +99,35 @@ def parts() -> Iterator[Part]:
                 "--nbval-current-env",
                 "--nbval-sanitize-with",
                 "notebooks/nbval-sanitize.cfg",
-                str(notebook.relative_to(LAB_ROOT)),
+                *(str(notebook.relative_to(LAB_ROOT)) for notebook in share),
             ],
             LAB_ROOT,
-            weight=5,
+            weight=int(sum(map(notebook_seconds, share))) // 3,
         )
     yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=16)
+
+
+@cache
+def notebook_seconds(notebook: Path) -> float:
+    """How long its committed run took: from the first cell's start to the last cell's end,
+    as the kernel recorded them in each cell's metadata (a notebook never run costs 10 s)."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    times = [cell["metadata"].get("execution", {}) for cell in cells]
+    began = [t["iopub.status.busy"] for t in times if "iopub.status.busy" in t]
+    ended = [t["iopub.status.idle"] for t in times if "iopub.status.idle" in t]
+    if not began or not ended:
+        return 10.0
+    return (datetime.fromisoformat(max(ended)) - datetime.fromisoformat(min(began))).total_seconds()
+
+
+def notebook_shares(count: int) -> list[list[Path]]:
+    """The notebooks in `count` shares of about equal time: the longest first, each to the
+    share with the least so far. Each share keeps the notebooks' own order."""
+    shares: list[list[Path]] = [[] for _ in range(count)]
+    notebooks = sorted(LAB_ROOT.glob("notebooks/*.ipynb"))
+    for notebook in sorted(notebooks, key=notebook_seconds, reverse=True):
+        min(shares, key=lambda share: sum(map(notebook_seconds, share))).append(notebook)
+    return [sorted(share) for share in shares if share]
 
 
 def run(part: Part) -> tuple[Part, int, str, float, float]:
