@@ -8,6 +8,7 @@ Each through main.py, against the fake endpoint of fake_endpoint.py on 127.0.0.1
 
 from __future__ import annotations
 
+import os
 import select
 import signal
 import subprocess
@@ -288,7 +289,9 @@ def test_a_missing_sdk_is_one_error_line_naming_what_to_install(tmp_path: Path) 
     assert done.returncode == 1
     (error,) = done.stderr.splitlines()
     assert "Traceback" not in done.stderr
-    install = f"{sys.executable} -m pip install -r {STEP / 'requirements.txt'}"
+    # The child's own sys.executable: the same path, as its interpreter normalises it.
+    python = os.path.normpath(sys.executable)
+    install = f"{python} -m pip install -r {STEP / 'requirements.txt'}"
     assert (
         error == f"error: openai:good needs the openai SDK, and this Python lacks openai: {install}"
     )
