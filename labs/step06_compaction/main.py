@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directo
 
 from commands import Chat, compact, is_command, run_command  # noqa: E402
 from loop import TooManyRounds, run_turn  # noqa: E402
-from messages import context_size, user_text  # noqa: E402
+from messages import context_size, shortened, user_text  # noqa: E402
 from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
 from render import counted, render  # noqa: E402
 from session import Session, SessionError, find_latest_session  # noqa: E402
@@ -49,9 +49,9 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def characters(text: str) -> int:
-    """--compact-at's N: a whole number of characters, at least 1."""
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"not a number of characters: {text}")
+    """--compact-at's N: a whole number of characters, at least 1, of at most 12 digits."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 12 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of characters: {shortened(text, 20)}")
     return int(text)
 
 

@@ -68,9 +68,9 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def characters(text: str) -> int:
-    """--compact-at's N: a whole number of characters, at least 1."""
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"not a number of characters: {text}")
+    """--compact-at's N: a whole number of characters, at least 1, of at most 12 digits."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 12 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of characters: {shortened(text, 20)}")
     return int(text)
 
 
