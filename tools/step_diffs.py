@@ -12,6 +12,7 @@ that is the same in both folders adds nothing, which is the point: what remains 
 from __future__ import annotations
 
 import difflib
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,4 +135,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head`: end quietly, as Unix tools do
     sys.exit(main())
