@@ -31,8 +31,9 @@ $(INSTALLED): requirements.txt | python-version
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "installing requirements.txt into $(VENV) (once; under a minute)"
 	@{ $(PY) -m pip install --quiet --disable-pip-version-check "$$(grep '^uv==' requirements.txt)" \
-	  && $(VENV)/bin/uv pip install --quiet --python $(PY) --compile-bytecode -r requirements.txt; } \
-	  || $(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	  && $(VENV)/bin/uv pip install --quiet --python $(PY) --compile-bytecode -r requirements.txt \
+	  2>/dev/null; } || { echo "uv could not install it; pip does (a minute or two)" \
+	  && $(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt; }
 	@touch $@
 
 demo: $(INSTALLED)
