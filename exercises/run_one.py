@@ -200,10 +200,13 @@ def serve(channel: socket.socket, preload: list[str]) -> int | None:
         os.close(verdict_fd)
         try:
             channel.send(f"pid {pid}".encode())
-            _, status = os.waitpid(pid, 0)
-            channel.send(f"status {os.waitstatus_to_exitcode(status)}".encode())
         except ConnectionError:
             os.waitpid(pid, 0)
+            return None
+        _, status = os.waitpid(pid, 0)
+        try:  # the asker may have gone while the check ran (a SIGKILL): no traceback then
+            channel.send(f"status {os.waitstatus_to_exitcode(status)}".encode())
+        except ConnectionError:
             return None
 
 

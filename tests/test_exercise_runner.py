@@ -439,3 +439,29 @@ def test_a_fail_line_longer_than_200_characters_is_rejected(tiny_lab: Path) -> N
     check.write_text(CHECK.replace("return twice n", "return twice n" + ", twice n" * 14))
     output = rejected(tiny_lab)
     assert "/ex1_double/plus_two.py has 216 characters, at most 200: say the rule" in output
+
+
+def test_a_runner_killed_during_a_check_leaves_no_traceback(tiny_lab: Path) -> None:
+    """The server that forked the check outlives a SIGKILLed runner until the check ends; its
+    'status' then went to nobody, and it printed a ChildProcessError traceback on the
+    runner's standard error (the terminal) after the runner had gone."""
+    import os
+    import signal
+    import time
+
+    pid_file = tiny_lab / "check.pid"
+    starter_that(tiny_lab, f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))"
+                 "\ntime.sleep(1)")  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", "exercises", "check", "09.1"],
+        cwd=tiny_lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    out, err = child.communicate(timeout=20)  # standard error ends when the server has gone
+    assert child.returncode == -signal.SIGKILL
+    assert (out, err) == ("", "")
+    with pytest.raises(ProcessLookupError):  # the check ended on its own, as it always did
+        os.kill(int(pid_file.read_text()), 0)
