@@ -465,3 +465,23 @@ def test_a_runner_killed_during_a_check_leaves_no_traceback(tiny_lab: Path) -> N
     assert (out, err) == ("", "")
     with pytest.raises(ProcessLookupError):  # the check ended on its own, as it always did
         os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_ctrl_c_the_students_code_sends_its_parent_is_no_traceback(tiny_lab: Path) -> None:
+    """The parent of a check is its server: a SIGINT sent to it (os.getppid()) ended that
+    server in a KeyboardInterrupt traceback on the student's terminal. The server ignores
+    it now, and the check itself still has SIGINT as a fresh interpreter has it."""
+    import signal
+
+    starter_that(tiny_lab, "import os, signal, time\nos.kill(os.getppid(), signal.SIGINT)\n"
+                 "time.sleep(0.5)\nif signal.getsignal(signal.SIGINT) is not "
+                 "signal.default_int_handler:\n    raise RuntimeError('not fresh')")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "exercises", "check", "09.1"],
+        cwd=tiny_lab, capture_output=True, text=True, timeout=20,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as at a terminal
+    )  # fmt: skip
+    assert (done.stdout, done.stderr) == (
+        "FAIL 09.1 double: not done yet: TODO: return twice n\n",
+        "",
+    )
