@@ -485,3 +485,26 @@ def test_a_ctrl_c_the_students_code_sends_its_parent_is_no_traceback(tiny_lab: P
         "FAIL 09.1 double: not done yet: TODO: return twice n\n",
         "",
     )
+
+
+def test_a_check_that_stops_the_process_that_forked_it_ends_at_its_timeout(
+    tiny_lab: Path,
+) -> None:
+    """A SIGSTOP sent to the server (os.getppid()) left it unable to say how the check
+    ended: the runner waited for that word past the check's timeout, for ever, and the
+    stopped server lingered. The timeout holds now, and the server is ended with the check."""
+    import os
+
+    parent = tiny_lab / "server.pid"
+    starter_that(tiny_lab, f"import os, signal\nopen({str(parent)!r}, 'w').write(str(os.getppid()))"
+                 "\nos.kill(os.getppid(), signal.SIGSTOP)")  # fmt: skip
+    run = "import sys, exercises.__main__ as m\nm.CHECK_TIMEOUT_SECONDS = 2\n"
+    run += "sys.exit(m.entry(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", run, "check", "09.1"],
+        cwd=tiny_lab, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout == "FAIL 09.1 double: the check took over 2 s (an endless loop?)\n"
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(parent.read_text()), 0)
