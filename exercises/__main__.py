@@ -153,8 +153,8 @@ class Launcher:
 
     def receive(self, what: str, timeout: float | None = None) -> str | None:
         """The server's next word about `what`; None when it has gone."""
-        self._channel.settimeout(timeout)
         try:
+            self._channel.settimeout(timeout)  # an OSError too once the channel is closed
             said = self._channel.recv(256).decode()
         except TimeoutError:
             raise subprocess.TimeoutExpired("check", timeout or 0) from None
@@ -216,7 +216,11 @@ class ForkedCheck:
         if self.pid is not None:
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
-        self.wait()
+        try:
+            self.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # its server gives no word (a check sent it SIGSTOP)
+            self._launcher.close()
+            self.wait()
         RUNNING.discard(self)
 
 

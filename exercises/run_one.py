@@ -36,6 +36,7 @@ import importlib.util
 import json
 import os
 import random
+import signal
 import socket
 import sys
 import traceback
@@ -176,6 +177,9 @@ def serve(channel: socket.socket, preload: list[str]) -> int | None:
     for name in preload:
         with suppress(ImportError):
             importlib.import_module(name)
+    # Only a check's own code can send this process a SIGINT (it is in a session of its own,
+    # away from the terminal's Ctrl-C): it is no reason to die in a traceback on the terminal.
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     while True:
         try:
@@ -188,6 +192,7 @@ def serve(channel: socket.socket, preload: list[str]) -> int | None:
         arguments = json.loads(request)
         pid = os.fork()
         if pid == 0:
+            signal.signal(signal.SIGINT, interrupt)  # as a fresh interpreter has it
             channel.close()
             os.setsid()  # its own group: stopped whole, and no Ctrl-C from the terminal
             os.dup2(output, 1)
@@ -200,10 +205,13 @@ def serve(channel: socket.socket, preload: list[str]) -> int | None:
         os.close(verdict_fd)
         try:
             channel.send(f"pid {pid}".encode())
-            _, status = os.waitpid(pid, 0)
-            channel.send(f"status {os.waitstatus_to_exitcode(status)}".encode())
         except ConnectionError:
             os.waitpid(pid, 0)
+            return None
+        _, status = os.waitpid(pid, 0)
+        try:  # the asker may have gone while the check ran (a SIGKILL): no traceback then
+            channel.send(f"status {os.waitstatus_to_exitcode(status)}".encode())
+        except ConnectionError:
             return None
 
 

@@ -439,3 +439,72 @@ def test_a_fail_line_longer_than_200_characters_is_rejected(tiny_lab: Path) -> N
     check.write_text(CHECK.replace("return twice n", "return twice n" + ", twice n" * 14))
     output = rejected(tiny_lab)
     assert "/ex1_double/plus_two.py has 216 characters, at most 200: say the rule" in output
+
+
+def test_a_runner_killed_during_a_check_leaves_no_traceback(tiny_lab: Path) -> None:
+    """The server that forked the check outlives a SIGKILLed runner until the check ends; its
+    'status' then went to nobody, and it printed a ChildProcessError traceback on the
+    runner's standard error (the terminal) after the runner had gone."""
+    import os
+    import signal
+    import time
+
+    pid_file = tiny_lab / "check.pid"
+    starter_that(tiny_lab, f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))"
+                 "\ntime.sleep(1)")  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", "exercises", "check", "09.1"],
+        cwd=tiny_lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    out, err = child.communicate(timeout=20)  # standard error ends when the server has gone
+    assert child.returncode == -signal.SIGKILL
+    assert (out, err) == ("", "")
+    with pytest.raises(ProcessLookupError):  # the check ended on its own, as it always did
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_ctrl_c_the_students_code_sends_its_parent_is_no_traceback(tiny_lab: Path) -> None:
+    """The parent of a check is its server: a SIGINT sent to it (os.getppid()) ended that
+    server in a KeyboardInterrupt traceback on the student's terminal. The server ignores
+    it now, and the check itself still has SIGINT as a fresh interpreter has it."""
+    import signal
+
+    starter_that(tiny_lab, "import os, signal, time\nos.kill(os.getppid(), signal.SIGINT)\n"
+                 "time.sleep(0.5)\nif signal.getsignal(signal.SIGINT) is not "
+                 "signal.default_int_handler:\n    raise RuntimeError('not fresh')")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "exercises", "check", "09.1"],
+        cwd=tiny_lab, capture_output=True, text=True, timeout=20,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as at a terminal
+    )  # fmt: skip
+    assert (done.stdout, done.stderr) == (
+        "FAIL 09.1 double: not done yet: TODO: return twice n\n",
+        "",
+    )
+
+
+def test_a_check_that_stops_the_process_that_forked_it_ends_at_its_timeout(
+    tiny_lab: Path,
+) -> None:
+    """A SIGSTOP sent to the server (os.getppid()) left it unable to say how the check
+    ended: the runner waited for that word past the check's timeout, for ever, and the
+    stopped server lingered. The timeout holds now, and the server is ended with the check."""
+    import os
+
+    parent = tiny_lab / "server.pid"
+    starter_that(tiny_lab, f"import os, signal\nopen({str(parent)!r}, 'w').write(str(os.getppid()))"
+                 "\nos.kill(os.getppid(), signal.SIGSTOP)")  # fmt: skip
+    run = "import sys, exercises.__main__ as m\nm.CHECK_TIMEOUT_SECONDS = 2\n"
+    run += "sys.exit(m.entry(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", run, "check", "09.1"],
+        cwd=tiny_lab, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout == "FAIL 09.1 double: the check took over 2 s (an endless loop?)\n"
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(parent.read_text()), 0)
