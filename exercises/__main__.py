@@ -528,6 +528,9 @@ def files_of(exercise: Exercise) -> list[tuple[str, Path]]:
 def entry(argv: list[str]) -> int:
     """main, with the two ways a run ends early each said in one line: Ctrl-C (the checks
     under way are stopped), and a reader that closed the pipe (`... | head`)."""
+    if sys.stdout is None:  # started with it closed (`>&-`): a verdict would go nowhere
+        print("error: standard output is closed", file=sys.stderr)
+        return 1
     try:
         status = main(argv)
         sys.stdout.flush()

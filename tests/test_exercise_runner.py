@@ -403,6 +403,16 @@ def test_a_closed_pipe_is_one_line(tiny_lab: Path) -> None:
     assert (done.returncode, done.stderr) == (1, "error: the output was closed before the end\n")
 
 
+def test_a_closed_standard_output_is_one_line(tiny_lab: Path) -> None:
+    """`python -m exercises check 09.1 >&-` ended in an AttributeError traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "exercises", "check", "09.1"],
+        cwd=tiny_lab, stdout=None, stderr=subprocess.PIPE, text=True, timeout=20,
+        preexec_fn=lambda: __import__("os").close(1),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, "error: standard output is closed\n")
+
+
 def test_make_expands_nothing_in_the_id() -> None:
     """`make exercise ID='01.1$(shell touch F)'` ran the command when make expanded ID."""
     import tempfile
