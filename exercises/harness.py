@@ -344,8 +344,10 @@ def file_difference(got: list[Any], want: list[Any]) -> str:
 
 
 def lines(script: Sequence[str], width: int = 50) -> str:
-    """`hello, /thinking high`: the lines typed so far, their end kept when they are long."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in ", ".join(script))
+    """`hello, /thinking high`: the lines typed so far, their end kept when they are long. A
+    character a terminal would obey is escaped, and so is a backslash: a typed `\\x1b` and a
+    real ESC never look alike."""
+    text = "".join(c if c.isprintable() and c != "\\" else repr(c)[1:-1] for c in ", ".join(script))
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 

@@ -14,8 +14,10 @@ any failure makes the exit status non-zero.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import py_compile
 import signal
 import subprocess
 import sys
@@ -47,10 +49,10 @@ class Part:
     weight: int = 1
     # "I/N": the course-wide tests keep every N-th one from the I-th (tests/conftest.py).
     shard: str | None = None
-    # Only in a throwaway copy: there each of the hundreds of main.py runs reads its modules'
-    # bytecode instead of compiling them again (about 20 ms a run). In the lab's own folders
-    # none is written: a student's file checked twice in one second, at one size, would be
-    # read from a stale cache.
+    # Only in a throwaway copy may Python write the usual bytecode caches, which trust a
+    # source file's modification time and size: a student's file checked twice in one second,
+    # at one size, would be read from a stale cache. The lab's own folders get caches that
+    # check the source's hash instead (compile_steps, below).
     writes_bytecode: bool = False
 
 
@@ -148,7 +150,10 @@ def run(part: Part) -> tuple[Part, int, str, float, float]:
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         **({"LAB_CHECK_SHARD": part.shard} if part.shard else {}),
     }
-    if not part.writes_bytecode:
+    if part.writes_bytecode:
+        # Set where the machine sets it for every process (some CI images do).
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
     process = subprocess.Popen(
         part.command,
@@ -164,6 +169,22 @@ def run(part: Part) -> tuple[Part, int, str, float, float]:
     process.returncode = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
     return part, process.returncode, output, time.perf_counter() - started, cpu
+
+
+def compile_steps() -> None:
+    """Write the step folders' bytecode once, as caches that check the source's hash.
+
+    The hundreds of main.py runs, kernels and readers that import a step's modules from
+    labs/ then read bytecode instead of compiling each module again (about 20 ms a run).
+    Nothing else writes there (PYTHONDONTWRITEBYTECODE, above), and a hash cannot go stale:
+    a module edited since is compiled afresh.
+    """
+    compileall.compile_dir(
+        LAB_ROOT / "labs",
+        quiet=2,
+        force=True,
+        invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+    )
 
 
 def summary(output: str) -> str:
@@ -182,6 +203,7 @@ def main() -> int:
     selected = [p for p in parts() if not args.only or any(o in p.name for o in args.only)]
 
     failed, began, total_cpu = 0, time.perf_counter(), 0.0
+    compile_steps()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         longest_first = sorted(selected, key=lambda p: -p.weight)
         started = {part.name: pool.submit(run, part) for part in longest_first}

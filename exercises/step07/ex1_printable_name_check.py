@@ -20,8 +20,11 @@ RULES = {"file": "the file keeps the name as typed", "name": "chat.name is the n
 TITLE = "title: the name printable, else a preview"
 ODD = ["tax\x1b[2J", "a\rb", "\u202eevil", "C:\\dir\\x1b", "\x9b31m"]
 LINES = ["hello", "/name", "/name tax", *(f"/name {name}" for name in ODD), "what is 12*8"]
+# The last: a real ESC, then the four characters a user types for it. Shown alike, they are
+# two names: compare what was typed, never what is shown.
 NAMED = [["/name tax\x1b[31m", "/name", "/name tax\x1b[31m"], ["hello", "/name \u202e\u2066x"],
-         ["/name a\rb", "hello", "/name"], ["/name C:\\dir\\x1b"]]  # fmt: skip
+         ["/name a\rb", "hello", "/name"], ["/name C:\\dir\\x1b"],
+         ["/name tax\x1b[31m", "/name tax\\x1b[31m", "/name"]]  # fmt: skip
 NAMES = st.fixed_dictionaries({}, optional={"name": h.odd_values("tax", *ODD)})
 QUESTIONS = st.sampled_from(["q1", "what is\x1b[2J 2+3", "\u202eevil"]).map(
     lambda text: {"message": {"role": "user", "content": [{"type": "text", "text": text}]}}

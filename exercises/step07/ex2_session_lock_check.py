@@ -1,8 +1,9 @@
 """Check 07.2: locking and unlocking leave the file's bytes and its folder as they were, and
-the lock can be taken again; then real processes: a holder (open_locked, then a line written
-through the step's writer) is SIGKILLed, and the session must lock again at once; a live
-holder that has written must keep it (lock_session refused with SessionInUse, at once), and
-another session of the folder stays free."""
+the lock can be taken again; a missing session is not "in use". Then real processes: a holder
+(open_locked, then a line written through the step's writer) is SIGKILLed, and the session
+must lock again at once, with nothing left in the folder; a live holder that has written must
+keep it (lock_session refused with SessionInUse, at once) with no file beside the session,
+and another session of the folder stays free."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ QUIET = "the lock changes nothing on disk"
 AGAIN = "unlock_session lets go of it"
 HELD = "a live holder keeps it: SessionInUse, at once"
 OWN = "the lock is the session file's own"
+ONLY = "SessionInUse only for a session another run holds"
 WAIT = 2.0  # seconds a refusal may take: it never waits for the holder
 HOLDER = """
 from messages import user_text
@@ -55,14 +57,26 @@ def check(module: ModuleType) -> str:
         if (got := attempt(subject, path)).error is not None:
             h.fail(KILLED, "the holder SIGKILLed after a write", f"then {said(got)}", got.line)
         module.unlock_session(got.value)
+        unchanged(sorted(Path(folder).iterdir()), files, "a holder SIGKILLed after a write", blame)
         other = commands.Chat(h.session_in(Path(folder), "other"), [], cursor=0)
         h.say(other, "hello")
         with holder(subject, path, HELD, "a holder alive, after a write"):
             got, free = attempt(subject, path), attempt(subject, other.session.path)
+            held = sorted(Path(folder).iterdir())
         if not isinstance(got.error, SessionInUse):
             h.fail(HELD, "the holder alive after a write", said(got), blame)
         if free.error is not None:
             h.fail(OWN, "another session of the folder, s.jsonl held", said(free), blame)
+        module.unlock_session(free.value)
+        files.append(other.session.path)
+        unchanged(held, files, "a holder alive, after a write", blame)
+        missing = Path(folder) / "missing.jsonl"
+        if isinstance((got := attempt(subject, missing)).error, SessionInUse):
+            h.fail(ONLY, "lock_session of a file that does not exist", said(got), blame)
+        if got.error is None:
+            module.unlock_session(got.value)
+        made = sorted(Path(folder).iterdir())
+        unchanged(made, files, "lock_session of a file that does not exist", blame)
     return (
         "a holder SIGKILLed after a write left no lock; a live one kept it through the "
         f"writer's opens and closes (SessionInUse within {WAIT:.0f} s), and held that session "
@@ -82,6 +96,13 @@ def holder(subject: h.Subject, path: Path, rule: str, case: str) -> Iterator[Any
         changed = before.change(appending=True)
         rule, why = (QUIET, f"the session: {changed}") if changed else (rule, str(error))
         h.fail(rule, case, why, subject.module.lock_session)
+
+
+def unchanged(listed: list[Path], files: list[Path], case: str, blame: object) -> None:
+    """FAIL QUIET if the folder's listing holds a file it did not: a lock file, say, which
+    SIGKILL leaves behind."""
+    if made := [p.name for p in listed if p not in files]:
+        h.fail(QUIET, case, f"the folder: it made {', '.join(made)}", blame)
 
 
 def attempt(subject: h.Subject, path: Path) -> h.Outcome:

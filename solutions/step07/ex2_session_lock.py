@@ -10,7 +10,8 @@ the session is locked out for good. Write `lock_session(path)` and `unlock_sessi
 - `lock_session(path)` takes an exclusive lock on the session file `path` itself, without
   waiting, and returns what holds it (a descriptor or an open file: yours to choose). A
   session another process holds raises `SessionInUse(path)` at once: it never waits for the
-  holder, and raises nothing else for it.
+  holder, and raises nothing else for it. Nothing else raises SessionInUse: a missing file
+  is not in use, and a run told it is would wait for no one.
 - The lock ends with its holder, however it ends: a holder SIGKILLed leaves no lock. Let the
   kernel hold it, on an open file, so that it goes when the holder's descriptors close (a
   process that dies closes them all).

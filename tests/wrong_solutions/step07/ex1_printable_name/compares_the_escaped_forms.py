@@ -1,0 +1,85 @@
+"""Wrong: "already named" decided on the names as shown, not as typed.
+
+`printable` is made for the eye: a real ESC and the four characters a user types for it,
+backslash, x, 1, b, are shown alike. Compare what is shown, and a real rename (the typed
+characters, after a name holding ESC) is refused as "already named": the file never records
+the name the user gave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from commands import COMMANDS, Chat, Command, CommandResult
+from entries import Entry, path_to_leaf
+from messages import preview, printable
+from model import DEFAULT_MODEL, MODELS
+from session import Session
+
+EXPECTED_FAIL = "/name tax\\x1b[31m, /name tax\\\\x1b[31m: it wrote no session_info"
+
+
+@dataclass
+class NamedChat(Chat):
+    """A run of the program that also holds the session's name in force (None: unnamed)."""
+
+    name: str | None = None
+
+
+def name_command(chat: NamedChat, argument: str) -> CommandResult:
+    """`/name` shows the name; `/name TEXT` names the session and records it."""
+    if not argument:
+        if chat.name is None:
+            return CommandResult(["this session has no name"])
+        return CommandResult([f"session name: {printable(chat.name)}"])  # the file's, maybe
+    if chat.name is not None and printable(argument) == printable(chat.name):
+        return CommandResult([f"already named {printable(argument)}"])
+    append_session_name(chat.session, argument)  # as typed: the file records, never escapes
+    chat.name = argument
+    return CommandResult([f"session named {printable(argument)}"])
+
+
+def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
+    """The list's title for a session: its name, else its first user message."""
+    name = session_name_at(entries, leaf_id)
+    if name is not None:
+        return printable(name)  # a name from the file is shown like any other text
+    for entry in path_to_leaf(entries, leaf_id).entries:
+        if entry["type"] == "message" and entry["message"]["role"] == "user":
+            return preview(entry["message"])  # escaped already
+    return "(no user message)"
+
+
+# --- Given: the entry, the restore, and what --continue would do ----------------------------
+
+
+def append_session_name(session: Session, name: str) -> Entry:
+    """Record the name `name`, as typed, as a child of the leaf; the leaf moves to it."""
+    return session.append_entry("session_info", {"name": name})
+
+
+def session_name_at(entries: Mapping[str, Entry], leaf_id: str | None) -> str | None:
+    """The session's name at `leaf_id`: the last session_info on the path, if it is text."""
+    name = None
+    for entry in path_to_leaf(entries, leaf_id).entries:
+        if entry["type"] == "session_info":
+            name = entry.get("name")
+    return name if isinstance(name, str) else None
+
+
+COMMANDS["/name"] = Command("/name [TEXT]", "show the session's name, or name it", name_command)
+
+
+def open_chat(path: Path | str) -> NamedChat:
+    """What `--continue` would do: the messages, the model and the name, from the file."""
+    resumed = Session.open(path)
+    session, messages, model = resumed.session, resumed.context.messages, resumed.context.model
+    return NamedChat(
+        session,
+        messages,
+        cursor=len(messages),
+        model=model if model in MODELS else DEFAULT_MODEL,
+        name=session_name_at(session.entries, session.leaf_id),
+    )
