@@ -233,10 +233,11 @@ def compact(chat: Chat) -> Compacted | None:
     if all(summary_in(message) is not None for message in summarised):
         return None
     summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
-    session.append_compaction(summary, path[turns[-1]]["id"])
-    # The walk now stops at the first kept entry: a switch before it is written again after.
-    if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+    # A switch before the first kept is written again, first: after, a crash could lose it.
+    kept_a_switch = any(entry["type"] == "model_change" for entry in path[turns[-1] :])
+    if chat.recorded_model and not kept_a_switch:
         session.append_model_change(chat.recorded_model)
+    session.append_compaction(summary, path[turns[-1]]["id"])
     chat.follow(build_context(session.entries, session.leaf_id))
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 

@@ -278,11 +278,12 @@ def compact(chat: Chat) -> Compacted | None:
     # which main.py reports), and nothing is written yet.
     with ctrl_c_abandons_the_turn():
         summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
+    # A switch before the first kept is written again, first: after, a crash could lose it.
+    kept_a_switch = any(entry["type"] == "model_change" for entry in path[turns[-1] :])
     with stop_signals_deferred():  # the writes, like a save: never cut halfway
-        session.append_compaction(summary, path[turns[-1]]["id"])
-        # The walk now stops at the first kept entry: a switch before it is written again.
-        if build_context(session.entries, session.leaf_id).model is None and chat.recorded_model:
+        if chat.recorded_model and not kept_a_switch:
             session.append_model_change(chat.recorded_model)
+        session.append_compaction(summary, path[turns[-1]]["id"])
         chat.follow(build_context(session.entries, session.leaf_id))
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 

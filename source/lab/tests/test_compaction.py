@@ -9,6 +9,9 @@ before it gets the whole history back, and nothing in the file is rewritten.
 from __future__ import annotations
 
 import re
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -290,7 +293,35 @@ def test_a_compaction_keeps_the_model_a_switch_before_it_chose(
     assert again.stdout.decode().splitlines()[0].endswith("model scripted-v2)")
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     kinds = [orjson.loads(line)["type"] for line in path.read_bytes().splitlines()[1:]]
-    assert kinds[-2:] == ["compaction", "model_change"]  # the switch, written on the path again
+    assert kinds[-2:] == ["model_change", "compaction"]  # the switch, written on the path again
+
+
+def test_a_write_cut_short_between_the_two_lines_keeps_the_model(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """That switch is a second line: the disk full at each line end and in the middle of
+    each (a file size limit, a real write refused in a real process, as a crash would stop
+    it), --continue still answers with scripted-v2. The compaction written first, a limit
+    between the two lines lost the switch, and the next runs fell back to scripted-v1 unsaid."""
+    assert run_main("/model scripted-v2\nhello\nwhat is 12*8\n").returncode == 0
+    [path] = (tmp_path / ".sessions").glob("*.jsonl")
+    before = path.read_bytes()
+    assert run_main("/compact\n", "--continue").returncode == 0
+    ends = [len(before) + len(line) + 1 for line in path.read_bytes()[len(before) :].split(b"\n")]
+    assert len(ends) == 3  # two lines, and what follows the last line end
+    for limit in sorted({ends[0] - 40, ends[0], ends[1] - 40, ends[1] - 1}):
+        path.write_bytes(before)
+        subprocess.run(
+            [sys.executable, str(Path(__file__).parent.parent / "main.py"), "--continue"],
+            cwd=tmp_path,
+            input=b"/compact\n",
+            capture_output=True,
+            timeout=60,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        )
+        assert len(path.read_bytes()) == limit  # the write stopped there
+        again = run_main("", "--continue")
+        assert again.stdout.decode().splitlines()[0].endswith("model scripted-v2)"), limit
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "x", "1e3", "٣", "9" * 5000, "x" * 5000])
