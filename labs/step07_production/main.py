@@ -12,6 +12,19 @@ SIGHUP end the run in one line.
 
 from __future__ import annotations
 
+# ruff: noqa: E402
+import signal
+
+
+def _ends_the_run_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(130)  # the status Ctrl-C gives; nothing is saved yet
+
+
+# Ctrl-C while the imports below run (about a tenth of a second) raised KeyboardInterrupt out
+# of an import, as a traceback. Until main() says what each stop signal does, it ends the run.
+if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _ends_the_run_quietly)
+
 import argparse
 import os
 import secrets

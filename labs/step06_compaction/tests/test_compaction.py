@@ -311,7 +311,7 @@ def test_a_write_cut_short_between_the_two_lines_keeps_the_model(
             input=b"/compact\n",
             capture_output=True,
             timeout=60,
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+            preexec_fn=lambda n=limit: resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)),
         )
         assert len(path.read_bytes()) == limit  # the write stopped there
         again = run_main("", "--continue")

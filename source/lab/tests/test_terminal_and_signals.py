@@ -110,6 +110,30 @@ def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: in
     assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
 
 
+def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path: Path) -> None:
+    """Ctrl-C in a run's first tenth of a second, while main.py's imports run and before
+    main() has said what it does: KeyboardInterrupt came out of an import, as a traceback.
+    Here it arrives exactly there, sent by a stand-in for `secrets` that PYTHONPATH finds
+    first; a run that ignores SIGINT must not end on it."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "secrets.py").write_text(
+        "import os, signal, sys\n"
+        "os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, in the middle of main.py's imports\n"
+        "sys.path.remove(os.path.dirname(os.path.abspath(__file__)))\n"
+        "del sys.modules['secrets']\n"
+        "import secrets  # the real one, for a run that goes on\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(shadow)}
+    for preexec, status in [(ignoring(signal.SIGTERM), 130), (ignoring(signal.SIGINT), 0)]:
+        done = subprocess.run(
+            MAIN, cwd=tmp_path, input=b"", capture_output=True, env=environment,
+            preexec_fn=preexec, timeout=60,
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (status, b"")
+        assert not (tmp_path / ".sessions").exists()
+
+
 def test_a_stop_signal_ignored_at_start_stays_ignored_during_a_save(tmp_path: Path) -> None:
     """A save holds the stop signals back; it must not take over one that was ignored."""
     wrapper = SLOW_SAVE.format(step=str(STEP_DIR))
