@@ -321,7 +321,7 @@ def whole(line: bytes) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# The crash lab's random kill (notebook 06): tests/test_faults.py's kill, plus kills that land
+# The crash lab's random kill (notebook 07): tests/test_faults.py's kill, plus kills that land
 # while the program starts up or resumes.
 
 QUESTIONS = ["what is 12*8", "hello", "what is 2+3", "what was the result", "what is 7*6"]

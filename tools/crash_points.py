@@ -3,10 +3,11 @@
     python tools/crash_points.py [--json]
 
 Killing a process at random moments (the crash lab, notebook 07) rarely lands inside a write:
-210 kills tore no line at all. Crash-consistency research does it the other way round (ALICE,
-Pillai et al., OSDI 2014): take what a run wrote, and try every state a crash could have left it
-in. A session file is only ever appended to, one whole line per write, so what a crash (or a
-full disk, or a kill) leaves is a prefix of it: cut at any byte. (A power loss can do worse,
+the notebook's 36 kills, and the 150 of `make check`, seldom tear a line, if ever.
+Crash-consistency research does it the other way round (ALICE, Pillai et al., OSDI 2014): take
+what a run wrote, and try every state a crash could have left it in. A session file is only
+ever appended to, one whole line per write, so what a crash (or a full disk, or a kill) leaves
+is a prefix of it: cut at any byte. (A power loss can do worse,
 leaving a tail of zeros or lines out of order; that is what fsync is for, as the crash lab
 shows.)
 

@@ -171,7 +171,7 @@ class ScriptedModel:
         same messages always get the same summary, and "what was the result" still answers.
 
         Stop here: an earlier summary among `messages` is carried over line by line. Summarise
-        only what came after it, and a second compaction loses what the first one kept.
+        only what came after it, and a second compaction loses what the first one summarised.
         """
         lines: list[str] = []
         for message in messages:

@@ -4,7 +4,7 @@ A compaction's summary stands in for what it replaced. The next `/compact` summa
 messages before its own boundary, and the first of them is the earlier summary itself, as
 the model is given it: a user message (`summary_message`). A summariser that treats it as one
 more question writes "- asked: Summary of the conversation before…", cut to one line, and
-everything the first compaction held is gone (pi #2608): "what was the result" no longer
+everything the first compaction held is gone: "what was the result" no longer
 answers. The summariser below does just that. Fix `summarize(messages)`:
 
 - An earlier summary among `messages` (`summary_in(message)` gives its text; None for any

@@ -116,8 +116,9 @@ def test_a_summary_holds_one_line_per_message_whatever_the_file_holds() -> None:
 
 
 def test_a_second_compaction_keeps_what_the_first_one_summarised(three_turns: Saved) -> None:
-    """pi #2608: a second compaction that summarises only what came after the first one
-    loses everything the first one held. Every user line before either must survive."""
+    """A second compaction must start from all the first one left the model: what it kept
+    (pi #2608 looked only after the first compaction entry, and lost the kept turn) and its
+    summary (left out, what it held is lost). Every user line before either must survive."""
     chat = chat_on(three_turns.path)
     compact(chat)
     say(chat, "what is 7*6")

@@ -141,8 +141,8 @@ def test_compact_at_with_a_summary_that_fails_goes_on_with_the_whole_context(
     (compaction,) = compactions(tmp_path)
     assert compaction["summary"] == "- asked: hello\n- asked: hi"
     assert [e["type"] for e in saved(tmp_path)][-4:] == [
-        "compaction",
         "model_change",  # openai:good, again on the path (it was before the part kept)
+        "compaction",
         "message",
         "message",
     ]
