@@ -10,32 +10,35 @@ in one line that says what was saved.
 
 from __future__ import annotations
 
-import argparse
-import os
-import secrets
-import sys
-from contextlib import suppress
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import NoReturn
+try:
+    import argparse
+    import os
+    import secrets
+    import sys
+    from contextlib import suppress
+    from datetime import UTC, datetime
+    from pathlib import Path
+    from typing import NoReturn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-from commands import Chat, compact, is_command, run_command  # noqa: E402
-from loop import TooManyRounds, run_turn  # noqa: E402
-from messages import context_size, shortened, user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
-from render import counted, render  # noqa: E402
-from session import Session, SessionError, find_latest_session  # noqa: E402
-from terminal import (  # noqa: E402
-    InputError,
-    Terminal,
-    read_line,
-    to_stderr,
-    tolerant_streams,
-    warn,
-)
-from tools import default_tools, slowed  # noqa: E402
+    from commands import Chat, compact, is_command, run_command  # noqa: E402
+    from loop import TooManyRounds, run_turn  # noqa: E402
+    from messages import context_size, shortened, user_text  # noqa: E402
+    from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
+    from render import counted, render  # noqa: E402
+    from session import Session, SessionError, find_latest_session  # noqa: E402
+    from terminal import (  # noqa: E402
+        InputError,
+        Terminal,
+        read_line,
+        to_stderr,
+        tolerant_streams,
+        warn,
+    )
+    from tools import default_tools, slowed  # noqa: E402
+except KeyboardInterrupt:  # Ctrl-C while they run (a tenth of a second): no traceback
+    raise SystemExit(130) from None
 
 
 class UsageError(Exception):

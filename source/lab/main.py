@@ -38,117 +38,105 @@ SIGHUP end the run in one line.
 
 from __future__ import annotations
 
-# >> prod
-# ruff: noqa: E402
-import signal
+try:
+    import argparse
+    import os
+    import secrets
+    import sys
+    # >> prod
+    from collections.abc import Iterable, Iterator, Mapping
+    # <<
+    # >> 02 until prod
+    from contextlib import suppress
+    # <<
+    from datetime import UTC, datetime
+    from pathlib import Path
+    from typing import NoReturn
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-def _ends_the_run_quietly(signum: int, frame: object) -> None:
-    raise SystemExit(130)  # the status Ctrl-C gives; nothing is saved yet
-
-
-# Ctrl-C while the imports below run (about a tenth of a second) raised KeyboardInterrupt out
-# of an import, as a traceback. Until main() says what each stop signal does, it ends the run.
-if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-    signal.signal(signal.SIGINT, _ends_the_run_quietly)
-
-# <<
-import argparse
-import os
-import secrets
-import sys
-# >> prod
-from collections.abc import Iterable, Iterator, Mapping
-# <<
-# >> 02 until prod
-from contextlib import suppress
-# <<
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import NoReturn
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
-
-# >> 02 until 06
-from commands import Chat, is_command, run_command  # noqa: E402
-# <<
-# >> 06 until prod
-from commands import Chat, compact, is_command, run_command  # noqa: E402
-# <<
-# >> 02 until prod
-from loop import TooManyRounds, run_turn  # noqa: E402
-# <<
-# >> 02 until 06
-from messages import user_text  # noqa: E402
-# <<
-# >> 06 until prod
-from messages import context_size, shortened, user_text  # noqa: E402
-# <<
-# >> 02 until prod
-from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
-from render import counted, render  # noqa: E402
-# <<
-# >> prod
-from commands import (  # noqa: E402
-    CANCELLED,
-    Chat,
-    CommandResult,
-    compact,
-    is_command,
-    model_command,
-    run_command,
-)
-from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
-from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
-from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
-from render import counted, printable, render  # noqa: E402
-# <<
-# >> 02 until 03
-from session import Session, SessionError  # noqa: E402
-# <<
-# >> 03
-from session import Session, SessionError, find_latest_session  # noqa: E402
-# <<
-# >> prod
-from stop_signals import (  # noqa: E402
-    Stopped,
-    TurnInterrupted,
-    ctrl_c_abandons_the_turn,
-    ignore_stop_signals,
-    stop_signals_deferred,
-    stop_signals_end_the_run,
-)
-# <<
-# >> 02 until prod
-from terminal import (  # noqa: E402
-    InputError,
-    Terminal,
-    read_line,
-    to_stderr,
-    tolerant_streams,
-    warn,
-)
-# <<
-# >> prod
-from terminal import (  # noqa: E402
-    InputError,
-    OutputError,
-    Terminal,
-    read_line,
-    to_stderr,
-    tolerant_streams,
-    warn,
-)
-# <<
-# >> 02 until 03
-from tools import default_tools  # noqa: E402
-# <<
-# >> 03 until prod
-from tools import default_tools, slowed  # noqa: E402
-# <<
-# >> prod
-from tools import Tool, default_tools, slowed  # noqa: E402
-# <<
+    # >> 02 until 06
+    from commands import Chat, is_command, run_command  # noqa: E402
+    # <<
+    # >> 06 until prod
+    from commands import Chat, compact, is_command, run_command  # noqa: E402
+    # <<
+    # >> 02 until prod
+    from loop import TooManyRounds, run_turn  # noqa: E402
+    # <<
+    # >> 02 until 06
+    from messages import user_text  # noqa: E402
+    # <<
+    # >> 06 until prod
+    from messages import context_size, shortened, user_text  # noqa: E402
+    # <<
+    # >> 02 until prod
+    from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
+    from render import counted, render  # noqa: E402
+    # <<
+    # >> prod
+    from commands import (  # noqa: E402
+        CANCELLED,
+        Chat,
+        CommandResult,
+        compact,
+        is_command,
+        model_command,
+        run_command,
+    )
+    from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
+    from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
+    from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
+    from render import counted, printable, render  # noqa: E402
+    # <<
+    # >> 02 until 03
+    from session import Session, SessionError  # noqa: E402
+    # <<
+    # >> 03
+    from session import Session, SessionError, find_latest_session  # noqa: E402
+    # <<
+    # >> prod
+    from stop_signals import (  # noqa: E402
+        Stopped,
+        TurnInterrupted,
+        ctrl_c_abandons_the_turn,
+        ignore_stop_signals,
+        stop_signals_deferred,
+        stop_signals_end_the_run,
+    )
+    # <<
+    # >> 02 until prod
+    from terminal import (  # noqa: E402
+        InputError,
+        Terminal,
+        read_line,
+        to_stderr,
+        tolerant_streams,
+        warn,
+    )
+    # <<
+    # >> prod
+    from terminal import (  # noqa: E402
+        InputError,
+        OutputError,
+        Terminal,
+        read_line,
+        to_stderr,
+        tolerant_streams,
+        warn,
+    )
+    # <<
+    # >> 02 until 03
+    from tools import default_tools  # noqa: E402
+    # <<
+    # >> 03 until prod
+    from tools import default_tools, slowed  # noqa: E402
+    # <<
+    # >> prod
+    from tools import Tool, default_tools, slowed  # noqa: E402
+    # <<
+except KeyboardInterrupt:  # Ctrl-C while they run (a tenth of a second): no traceback
+    raise SystemExit(130) from None
 
 
 class UsageError(Exception):

@@ -1,5 +1,5 @@
 """The terminal, through main.py as a real process: a standard input that cannot be read is one
-line that says what was saved."""
+line that says what was saved, and Ctrl-C before main() has begun is no traceback."""
 
 from __future__ import annotations
 
@@ -70,6 +70,30 @@ def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
         assert byte, f"the process ended before {marker!r}: {seen[-300:]!r}"
         seen += byte
     return seen
+
+
+def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path: Path) -> None:
+    """Ctrl-C in a run's first tenth of a second, while main.py's imports run and before
+    main() has said what it does: KeyboardInterrupt came out of an import, as a traceback.
+    Here it arrives exactly there, sent by a stand-in for `secrets` that PYTHONPATH finds
+    first; a run that ignores SIGINT must not end on it."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "secrets.py").write_text(
+        "import os, signal, sys\n"
+        "os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, in the middle of main.py's imports\n"
+        "sys.path.remove(os.path.dirname(os.path.abspath(__file__)))\n"
+        "del sys.modules['secrets']\n"
+        "import secrets  # the real one, for a run that goes on\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(shadow)}
+    for preexec, status in [(ignoring(signal.SIGTERM), 130), (ignoring(signal.SIGINT), 0)]:
+        done = subprocess.run(
+            MAIN, cwd=tmp_path, input=b"", capture_output=True, env=environment,
+            preexec_fn=preexec, timeout=60,
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (status, b"")
+        assert not (tmp_path / ".sessions").exists()
 
 
 def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:

@@ -77,25 +77,6 @@ def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
     return seen
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
-def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: int) -> None:
-    """`nohup main.py` and `main.py &` ask for SIGHUP and SIGINT to be ignored: the run goes on."""
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, preexec_fn=ignoring(signum),
-    ))  # fmt: skip
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process.stdout, b"you> ", 2)  # the first turn is over
-    process.send_signal(signum)
-    time.sleep(0.3)
-    assert process.poll() is None, "the run ended on a signal it was started ignoring"
-    _, err = process.communicate(b"what is 12*8\n", timeout=60)
-    assert process.returncode == 0 and err == b""
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
-
-
 def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path: Path) -> None:
     """Ctrl-C in a run's first tenth of a second, while main.py's imports run and before
     main() has said what it does: KeyboardInterrupt came out of an import, as a traceback.
@@ -118,6 +99,25 @@ def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path:
         )  # fmt: skip
         assert (done.returncode, done.stderr) == (status, b"")
         assert not (tmp_path / ".sessions").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: int) -> None:
+    """`nohup main.py` and `main.py &` ask for SIGHUP and SIGINT to be ignored: the run goes on."""
+    process = watched(subprocess.Popen(
+        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, preexec_fn=ignoring(signum),
+    ))  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"hello\n")
+    process.stdin.flush()
+    read_until(process.stdout, b"you> ", 2)  # the first turn is over
+    process.send_signal(signum)
+    time.sleep(0.3)
+    assert process.poll() is None, "the run ended on a signal it was started ignoring"
+    _, err = process.communicate(b"what is 12*8\n", timeout=60)
+    assert process.returncode == 0 and err == b""
+    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
 
 
 def test_a_stop_signal_ignored_at_start_stays_ignored_during_a_save(tmp_path: Path) -> None:
