@@ -187,7 +187,10 @@ def tree_command(chat: Chat, argument: str) -> CommandResult:
     """Every entry of the session as a tree: ● on the active path, ○ off it."""
     # networkx draws it: imported here, by the one command that needs it, not by every start
     # of main.py (it takes longer to import than the rest of the program to start).
-    from entry_graph import network_text, tree_graph
+    try:
+        from entry_graph import network_text, tree_graph
+    except Exception as error:  # under a memory limit: MemoryError, OSError, even SystemError
+        return CommandResult([f"cannot draw the tree: networkx did not load ({error!r:.60})"])
 
     session = chat.session
     session.read_all()  # a resume from the end may have left the start of the file unread

@@ -303,7 +303,15 @@ def tree_command(chat: Chat, argument: str) -> CommandResult:
     """Every entry of the session as a tree: ● on the active path, ○ off it."""
     # networkx draws it: imported here, by the one command that needs it, not by every start
     # of main.py (it takes longer to import than the rest of the program to start).
+    # >> 05 until prod
     from entry_graph import network_text, tree_graph
+    # <<
+    # >> prod
+    try:
+        from entry_graph import network_text, tree_graph
+    except Exception as error:  # under a memory limit: MemoryError, OSError, even SystemError
+        return CommandResult([f"cannot draw the tree: networkx did not load ({error!r:.60})"])
+    # <<
 
     session = chat.session
     # >> 06

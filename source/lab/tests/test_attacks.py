@@ -118,6 +118,21 @@ def test_ids_and_commands_from_outside_never_reach_the_terminal_raw(tmp_path: Pa
 # --- Standard streams: closed, or unable to encode -----------------------------------------
 
 
+def test_a_drawing_library_that_fails_to_load_costs_only_the_drawing(tmp_path: Path) -> None:
+    """Under a memory limit (`ulimit -v`), importing networkx for /tree failed as OSError or
+    SystemError, which no handler expected: a traceback. Here a stand-in networkx, found first
+    on PYTHONPATH, fails to load as it did; the run goes on and saves what comes after."""
+    shadow = tmp_path / "shadow" / "networkx"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise OSError(12, 'Cannot allocate memory')\n")
+    environment = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    done = run(tmp_path, b"hello\n/tree\nwhat is 12*8\n", env=environment)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    assert b"cannot draw the tree: networkx did not load (OSError(12, " in done.stdout
+    assert b"12*8 = 96." in done.stdout
+    assert len(entries_in(only_session(tmp_path / ".sessions"))) == 6
+
+
 def test_closed_standard_output_is_one_error_line(tmp_path: Path) -> None:
     done = shell(tmp_path, "exec {main} >&-", b"hello\n")
     assert done.returncode == 1
