@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 
 from exercises import harness as h
 from ledger_store import LedgerStore
-from messages import make_message, message_text
+from messages import make_message
 
 APPEND = "append_correction appends one entry via store.write_entry"
 REFUSE = "only a message entry in the file can be corrected"
-VIEW = "the view shows each message's latest correction"
+VIEW = "the view shows each message's last correction"
+ROLES = ("user", "assistant")  # make_message's, in turn
 NAMED = [["e2"], ["e99"], ["e0"], ["e7"], ["session"], ["E2"], ["e2", "e7"], ["e2", "e2"]]
 NAMED += [["e1", "+", "e8"]]  # "+": one more message; any other: a correction of it
-ROLES = ("user", "assistant")  # make_message's, in turn
 TARGETS = st.sampled_from(["e1", "e2", "e3", "e5", "e0", "e7", "e9", "session", "+", "+"])
 
 
@@ -68,7 +68,8 @@ def script(subjects: tuple[h.Subject, h.Subject], targets: list[str]) -> None:
             store.close()
         before = h.Snapshot(stores[0].path)
         views = [s.call(s.module.current_view, x.path) for s, x in zip(subjects, stores, strict=1)]
-        said = before.change() or h.difference(*(shown(v.value) for v in views), named)
+        said = views[0].error and f"it {views[0].said()}"
+        said = said or before.change() or h.difference(*(shown(v.value) for v in views), named)
         if said is not None:
             h.fail(VIEW, told(targets), said, views[0].line)
 
@@ -79,14 +80,15 @@ def told(targets: list[str]) -> str:
 
 
 def shown(view: object) -> object:
-    """A view as the texts of its messages (a message of another role, as itself)."""
+    """A view as each message's texts, `|` between blocks (another role's message as itself)."""
     if not isinstance(view, list):
         return view
-    return [message_text(m) if m.get("role") == ROLES[at % 2] else m for at, m in enumerate(view)]
+    texts = lambda m: "|".join(str(b.get("text")) for b in m.get("content", []))  # noqa: E731
+    return [texts(m) if m.get("role") == ROLES[at % 2] else m for at, m in enumerate(view)]
 
 
 def named(at: int) -> str:
-    return f"message e{at + 1}"
+    return f"message {at + 1}"  # its place in the view, not its id: a correction takes an id
 
 
 def ledger(path: Path) -> LedgerStore:

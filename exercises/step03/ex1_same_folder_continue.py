@@ -1,8 +1,8 @@
 """Exercise 03.1: --continue should resume a session started in the same working directory.
 
 `find_latest_session` resumes the most recent session in the folder, wherever it was started.
-Keep all your sessions in one folder (as Pi does, under ~/.pi) and `--continue` in project A
-happily resumes the conversation you just had in project B.
+Keep all your sessions in one folder (as some production agents do, in your home folder) and
+`--continue` in project A happily resumes the conversation you just had in project B.
 
 Every header records where its session was started: `"cwd": "/abs/path"`. Write
 `find_latest_session_in(directory, cwd)`: the session `--continue` would resume if it only

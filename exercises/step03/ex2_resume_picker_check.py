@@ -75,7 +75,8 @@ def chosen_alike(pair: tuple[h.Subject, h.Subject], files: list[tuple[str, int]]
         got, want = (s.call(s.module.choose, rows, answer) for s in pair)
         case = f"choose({len(rows)} rows, {answer!r})"
         if not isinstance(got.error, ValueError) if want.error else got.value != want.value:
-            said = "raised ValueError" if got.error else f"gave {Path(got.value).stem}"
+            raised = type(got.error).__name__
+            said = f"raised {raised}" if got.error else f"gave {Path(got.value).stem}"
             said += f", expected {'ValueError' if want.error else want.value.stem}"
             h.fail("choose takes a row's number, 1 to len(rows)", case, said, got.line)
 

@@ -25,14 +25,15 @@ RULES = {
 TARGET = "the latest label of a name names its target, if text"
 LINES = ["hello", "what is 12*8", "/label good", "/label good e2", "/label bad e4", "/label e5",
          "/label", "/label a e1 b", "/branch good", "/branch bad", "/branch e2", "/branch none",
-         "/model scripted-v2"]  # fmt: skip
+         "/model scripted-v2", "/label eve"]  # fmt: skip
 NAMED = [["hello", "/label good", "what is 12*8", "/branch good"], ["hello", "/label good e1 x"],
          ["hello", "/label a", "what is 12*8", "/label a", "/branch a"],
          ["hello", "what is 12*8", "/label good e2"], ["hello", "/label lost e99"],
          ["hello", "what is 12*8", "/label good", "/branch e2", "/branch good"],
          ["hello", "/model scripted-v2", "/label switched"], ["hello", "/label e2"],
          ["what is 12*8", "/label call e2", "/branch call"],
-         ["hello", "/label zwölf✓"]]  # fmt: skip
+         ["hello", "/label zwölf✓"],
+         ["hello", "/label eve", "/label e1x", "/label E2", "/branch eve"]]  # fmt: skip
 KINDS = {"label": st.fixed_dictionaries({}, optional={
     "name": h.odd_values("good", "bad"), "targetId": h.odd_values("e1", "e2")})}  # fmt: skip
 RESTART = """

@@ -11,7 +11,7 @@ from pathlib import Path
 from ledger_store import LedgerStore, read_ledger
 from messages import Message
 
-EXPECTED_FAIL = "message e2 is '1 * 7 = 7.', expected 'fix 1 of e2'"
+EXPECTED_FAIL = "message 2 is '1 * 7 = 7.', expected 'fix 1 of e2'"
 
 
 def append_correction(store: LedgerStore, target_id: str, text: str) -> str:
