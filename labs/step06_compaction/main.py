@@ -108,8 +108,8 @@ def working_directory() -> str:
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
-    if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
-        raise UsageError("standard input is closed")
+    if sys.stdin is None or sys.stdout is None:  # closed (<&-, >&-): no conversation to have
+        raise UsageError(f"standard {'input' if sys.stdin is None else 'output'} is closed")
     stdin = sys.stdin.buffer
     tools = default_tools()
     delay = tool_delay()

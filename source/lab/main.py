@@ -347,8 +347,14 @@ def abandon_turn(chat: Chat) -> int:
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
+    # >> 02 until prod
+    if sys.stdin is None or sys.stdout is None:  # closed (<&-, >&-): no conversation to have
+        raise UsageError(f"standard {'input' if sys.stdin is None else 'output'} is closed")
+    # <<
+    # >> prod
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
+    # <<
     stdin = sys.stdin.buffer
     tools = default_tools()
     # >> 03

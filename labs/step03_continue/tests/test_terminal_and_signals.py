@@ -128,3 +128,14 @@ def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path)
         "nothing to save: no session file was written\n"
     )
     assert not (tmp_path / ".sessions").exists()
+
+
+def test_a_closed_standard_output_is_one_error_line(tmp_path: Path) -> None:
+    """main.py >&-: Python starts with no sys.stdout, and the first line printed was an
+    AttributeError traceback. (The production step treats it as a write that failed.)"""
+    done = subprocess.run(
+        MAIN, cwd=tmp_path, input=b"hello\n", stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1), timeout=60,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, b"error: standard output is closed\n")
+    assert not (tmp_path / ".sessions").exists()  # nothing was read, so nothing is lost
