@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from conftest import STEPS, step_ids
 
-REQUIRED = ["README.md", "demo.py", "expected-output.txt", "requirements.txt", "tests"]
+REQUIRED = [
+    "README.md",
+    "demo.py",
+    "expected-output.txt",
+    "requirements.txt",
+    "tests",
+    ".gitignore",
+]
 
 
 @pytest.mark.parametrize("step", STEPS, ids=step_ids(STEPS))
@@ -18,6 +25,9 @@ def test_step_has_what_the_contract_lists(step: Path) -> None:
     missing = [name for name in required if not (step / name).exists()]
     assert not missing, f"{step.name} lacks {missing}"
     assert list((step / "tests").glob("test_*.py")), f"{step.name}/tests has no test files"
+    # A reader who copies the folder and runs `git init` must not commit their conversations.
+    ignored = (step / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert ".sessions/" in ignored, f"{step.name}/.gitignore lets .sessions/ in"
 
 
 @pytest.mark.parametrize("step", STEPS, ids=step_ids(STEPS))

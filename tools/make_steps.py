@@ -71,6 +71,7 @@ TAGS = {step.tag: index for index, step in enumerate(STEPS)}
 LEFTOVERS = {"__pycache__", ".pytest_cache", ".hypothesis", ".sessions", ".ruff_cache"}
 # Which files of source/lab/ carry markers, and how their comments start.
 MARKED_SUFFIXES = {".py", ".txt"}
+MARKED_NAMES = {".gitignore"}  # its comments start with "#" too
 
 _FILE_MARKER = re.compile(r"# >>file (?P<spec>.+?)\s*")
 _OPEN = re.compile(r"\s*# >> (?P<spec>.+?)\s*")
@@ -167,10 +168,10 @@ def build(source: Path = SOURCE) -> dict[str, dict[str, bytes]]:
     for path in _files(shared):
         relative = path.relative_to(shared).as_posix()
         name = f"source/{SHARED.name}/{relative}"
-        if path.suffix not in MARKED_SUFFIXES:
+        if path.suffix not in MARKED_SUFFIXES and path.name not in MARKED_NAMES:
             raise SourceError(
-                f"{name}: only .py and .txt files are shared; a file of one step alone goes "
-                "in source/<its folder>/"
+                f"{name}: only .py, .txt and .gitignore files are shared; a file of one step "
+                "alone goes in source/<its folder>/"
             )
         for index, text in cut(name, path.read_text(encoding="utf-8")).items():
             steps[STEPS[index].folder][relative] = text.encode("utf-8")

@@ -1,7 +1,7 @@
 """A session's entries as a graph: each entry is a node, each parentId an edge.
 
-`network_text` shows it as indented text; the notebooks draw it as a picture (labtools.draw),
-from the node attributes set here.
+`network_text` shows it as indented text; the lab's notebooks draw it as a picture
+(labtools.draw, not in this folder) from the node attributes set here.
 The graph knows the leaf and the path from it, which is the conversation: the picture fades an
 entry off the path (in the file, not in the history).
 New in step 05: a branch entry has its own colour, and `/tree` prints `tree_graph` of the

@@ -1,8 +1,8 @@
 # >>file 02
 """A session's entries as a graph: each entry is a node, each parentId an edge.
 
-`network_text` shows it as indented text; the notebooks draw it as a picture (labtools.draw),
-from the node attributes set here.
+`network_text` shows it as indented text; the lab's notebooks draw it as a picture
+(labtools.draw, not in this folder) from the node attributes set here.
 # >> 02 until 03
 In this step every entry hangs under the one before it, so the graph is a chain: the whole file
 is the conversation, and its last entry the leaf.
