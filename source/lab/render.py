@@ -97,7 +97,13 @@ def describe(event: LoopEvent) -> str | None:
             return printable(f"[{label}] {result['toolName']} -> {text_of(result)}")
             # <<
         case TurnEnd(added, total):
+            # >> 02 until prod
             return f"[turn end] {counted(added, 'new message')} in memory ({total} in all)"
+            # <<
+            # >> prod
+            # Not "in memory": main.py saved each of them as it finished (saving_each_message).
+            return f"[turn end] {counted(added, 'new message')} ({total} in all)"
+            # <<
         case MessageEnd():
             return None
     return None

@@ -97,7 +97,7 @@ def test_a_fake_program_line_in_an_answer_stays_inside_the_answer() -> None:
         "assistant> Sure.",
         CONTINUATION + "error: disk full",
         CONTINUATION + "[tool result] calc -> 0",
-        "[turn end] 2 new messages in memory (2 in all)",
+        "[turn end] 2 new messages (2 in all)",
     ]
 
 
@@ -110,7 +110,7 @@ def test_a_multi_line_answer_keeps_its_lines_however_it_is_streamed() -> None:
         == by_character
         == (
             f"assistant> Two items:\n\n{CONTINUATION}- one\n{CONTINUATION}- two\n"
-            "[turn end] 2 new messages in memory (2 in all)\n"
+            "[turn end] 2 new messages (2 in all)\n"
         )
     )
 

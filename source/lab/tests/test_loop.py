@@ -110,7 +110,12 @@ def test_render_prints_what_a_student_reads() -> None:
         '[tool call] calc {"expression":"12*8"}\n'
         "[tool result] calc -> 96\n"
         "assistant> 12*8 = 96.\n"
+        # >> 02 until prod
         "[turn end] 4 new messages in memory (4 in all)\n"
+        # <<
+        # >> prod
+        "[turn end] 4 new messages (4 in all)\n"
+        # <<
     )
 
 
