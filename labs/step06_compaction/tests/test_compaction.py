@@ -302,8 +302,9 @@ def test_a_write_cut_short_between_the_two_lines_keeps_the_model(
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     before = path.read_bytes()
     assert run_main("/compact\n", "--continue").returncode == 0
-    ends = [len(before) + len(line) + 1 for line in path.read_bytes()[len(before) :].split(b"\n")]
-    assert len(ends) == 3  # two lines, and what follows the last line end
+    written = path.read_bytes()[len(before) :].splitlines(keepends=True)
+    assert len(written) == 2  # the switch, then the compaction
+    ends = [len(before) + len(written[0]), len(before) + len(written[0]) + len(written[1])]
     for limit in sorted({ends[0] - 40, ends[0], ends[1] - 40, ends[1] - 1}):
         path.write_bytes(before)
         subprocess.run(
