@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed-requirements
 NEWEST_STEP := $(lastword $(sort $(dir $(wildcard labs/step*/demo.py))))
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: help python-version demo lab check step-venv steps notebooks exercises exercise hint bench clean
+.PHONY: help python-version demo lab check step-venv steps test-source notebooks exercises exercise hint bench clean
 
 help:
 	@echo "make demo        run the newest step's demo ($(NEWEST_STEP))"
@@ -18,6 +18,7 @@ help:
 	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
 	@echo "make bench       the production step at scale: a 100,000-entry session resumed, then compacted"
 	@echo "make steps       cut labs/ from source/ after an edit there (never edit labs/)"
+	@echo "make test-source the production step's tests, on source/lab/ where it is edited"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"
 
 # One line, not a traceback, for a Python too old: checked once before either install starts.
@@ -61,9 +62,9 @@ check:
 step-venv: python-version
 	@$(PYTHON) tools/copy_out.py --venv-only $(NEWEST_STEP)
 
-# labs/ is made from source/ (source/README.md); the standard library is enough for it.
-steps: python-version
-	@$(PYTHON) tools/make_steps.py
+# labs/ is made from source/ (source/README.md); ruff, from .venv, formats each step it cuts.
+steps: $(INSTALLED)
+	@$(PY) tools/make_steps.py
 
 exercises: $(INSTALLED)
 	@$(PY) -m exercises list
@@ -96,3 +97,8 @@ bench: $(INSTALLED)
 
 clean:
 	rm -rf notebooks/.scratch .pytest_cache .ruff_cache
+
+# The production step's tests, run on the source where it is edited (make check runs them on
+# the step folder cut from it, copied out alone).
+test-source: $(INSTALLED)
+	@cd source/lab && ../../$(PY) -m pytest -q -p no:cacheprovider

@@ -3,12 +3,14 @@
 The first test is the one that matters day to day: it fails the moment a step folder is not
 what source/ makes (a hand edit in labs/, a source edit without `make steps`) and names the
 source file to edit. The rest prove the cutter: what a marker means, and that a marker it
-cannot read stops the build with the file and the line instead of making a wrong step.
+cannot read stops the build with the file and the line instead of making a wrong step; and
+that the source is the production program, which runs as the production step does.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,37 +53,64 @@ def test_a_file_is_in_the_steps_its_first_line_names_and_the_line_is_never_writt
     kept = steps_of(text)
     assert FIRST not in kept
     assert kept[SECOND] == kept[THIRD] == "shared = 1\n"
-    assert set(steps_of(f"# >>file {FIRST} until {THIRD}\nx = 1\n")) == {FIRST, SECOND}
+    # A file the production step lacks is all comment in the source, as a block would be.
+    assert steps_of(f"# >>file {FIRST} until {THIRD}\n# x = 1\n") == {
+        FIRST: "x = 1\n",
+        SECOND: "x = 1\n",
+    }
 
 
 def test_a_block_arrives_in_its_step_and_goes_in_the_step_after_until() -> None:
+    """A line the production step does not have stands commented out in the source, and each
+    step before it has the line as it was."""
     text = (
         f"# >>file {FIRST}\n"
         "def run():\n"
         f"    # >> {FIRST} until {SECOND}\n"
-        "    save_at_the_end()\n"
-        "    # <<\n"
+        "    # save_at_the_end()\n"
+        "    # if crashed:\n"
+        "    #     say('lost')\n"
+        "    #\n"
+        f"    # << {FIRST} until {SECOND}\n"
         f"    # >> {SECOND}\n"
         "    save_each_message()\n"
         f"        # >> {THIRD}\n"
         "    and_resume()\n"
-        "        # <<\n"
-        "    # <<\n"
+        f"        # << {THIRD}\n"
+        f"    # << {SECOND}\n"
     )
     kept = steps_of(text)
-    assert kept[FIRST] == "def run():\n    save_at_the_end()\n"
+    assert (
+        kept[FIRST] == "def run():\n    save_at_the_end()\n    if crashed:\n        say('lost')\n"
+    )
     assert kept[SECOND] == "def run():\n    save_each_message()\n"
     assert kept[THIRD] == "def run():\n    save_each_message()\n    and_resume()\n"
 
 
 def test_the_blank_lines_around_a_block_left_out_never_pile_up() -> None:
     text = (
-        f"# >>file {FIRST}\na = 1\n\n\n# >> {SECOND}\nb = 2\n\n\n# <<\nc = 3\n\n\n"
-        f"# >> {SECOND}\nd = 4\n# <<\n"
+        f"# >>file {FIRST}\na = 1\n\n\n# >> {SECOND}\nb = 2\n\n\n# << {SECOND}\nc = 3\n\n\n"
+        f"# >> {SECOND}\nd = 4\n# << {SECOND}\n"
     )
     kept = steps_of(text)
     assert kept[FIRST] == "a = 1\n\n\nc = 3\n"
     assert kept[SECOND] == "a = 1\n\n\nb = 2\n\n\nc = 3\n\n\nd = 4\n"
+
+
+def test_each_step_is_formatted_as_ruff_formats_it(tmp_path: Path) -> None:
+    """Ruff puts a blank line between an import and a marker after it, in the source; a step
+    that drops the marker has its imports in one block again."""
+    source = tmp_path / "source"
+    (source / "lab").mkdir(parents=True)
+    (source / "lab" / "x.py").write_text(
+        f"# >>file {FIRST}\nimport os\n\n# >> {SECOND}\nimport sys\n\n# << {SECOND}\n"
+        "from pathlib import Path\n\nprint(os, sys, Path)\n",
+        encoding="utf-8",
+    )
+    built = build(source)
+    first, second = (built[step.folder]["x.py"].decode() for step in STEPS[1:3])
+    assert first == "import os\nfrom pathlib import Path\n\nprint(os, sys, Path)\n"
+    assert second == "import os\nimport sys\nfrom pathlib import Path\n\nprint(os, sys, Path)\n"
 
 
 @pytest.mark.parametrize(
@@ -89,19 +118,61 @@ def test_the_blank_lines_around_a_block_left_out_never_pile_up() -> None:
     [
         ("x = 1\n", "source/lab/x.py:1: a shared file starts with its steps"),
         (f"# >>file {FIRST}\n# >> {SECOND}\nx = 1\n", "source/lab/x.py:2: this block is never"),
-        (f"# >>file {FIRST}\nx = 1\n# <<\n", "source/lab/x.py:3: '# <<' closes no block"),
-        (f"# >>file {FIRST}\n# >> 99\n# <<\n", "source/lab/x.py:2: no step '99'"),
-        (f"# >>file {SECOND}\n# >> {SECOND} until {FIRST}\n# <<\n", "'until' must come later"),
-        (f"# >>file {SECOND}\n# >> {FIRST} until {SECOND}\n# <<\n", "x.py:2: a block names no"),
+        (f"# >>file {FIRST}\nx = 1\n# << {FIRST}\n", f"x.py:3: '# << {FIRST}' closes no block"),
+        (f"# >>file {FIRST}\n# >> 99\n# << 99\n", "source/lab/x.py:2: no step '99'"),
+        (
+            f"# >>file {SECOND}\n# >> {SECOND} until {FIRST}\n# << {SECOND} until {FIRST}\n",
+            "'until' must come later",
+        ),
+        (
+            f"# >>file {SECOND}\n# >> {FIRST} until {SECOND}\n# << {FIRST} until {SECOND}\n",
+            "x.py:2: a block names no",
+        ),
         (f"# >>file {FIRST}\nx = 1  # >> {SECOND}\n", "x.py:2: a marker must be a line"),
         (f"# >>file {FIRST}\n# >>file {SECOND}\n", "x.py:2: a file marker belongs on the first"),
         (f"# >>file {FIRST}\n# >> {SECOND} till {THIRD}\n# <<\n", "x.py:2: cannot read the"),
+        # A closing marker names the block it closes: at depth three, nobody has to count.
+        (f"# >>file {FIRST}\n# >> {SECOND}\nx = 1\n# <<\n", "x.py:4: '# <<' closes the block"),
+        (
+            f"# >>file {FIRST}\n# >> {SECOND}\n# >> {THIRD}\n# << {SECOND}\n",
+            f"x.py:4: '# << {SECOND}' closes the block of line 3, '# >> {THIRD}'",
+        ),
+        # A line the production step lacks is a comment in the source, or the source would run
+        # an earlier step's code as the production program's.
+        (
+            f"# >>file {FIRST}\n# >> {FIRST} until {SECOND}\nx = 1\n# << {FIRST} until {SECOND}\n",
+            "x.py:3: a line the production step does not have is commented out",
+        ),
     ],
 )
 def test_a_marker_the_build_cannot_read_stops_it_naming_the_line(text: str, says: str) -> None:
     with pytest.raises(SourceError) as refused:
         cut("source/lab/x.py", text)
     assert says in str(refused.value)
+
+
+def test_the_source_runs_as_the_production_step(tmp_path: Path) -> None:
+    """`python source/lab/main.py` is the production program: the same conversation, the
+    same file, as the production step folder's main.py."""
+    said = {}
+    for name, program in [
+        ("source", LAB_ROOT / "source" / "lab" / "main.py"),
+        ("labs", LAB_ROOT / "labs" / STEPS[-1].folder / "main.py"),
+    ]:
+        (tmp_path / name).mkdir()
+        done = subprocess.run(
+            [sys.executable, str(program)],
+            cwd=tmp_path / name,
+            input=b"hello\nwhat is 12*8\nwhat was the result\n",
+            capture_output=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        [session] = (tmp_path / name / ".sessions").glob("*.jsonl")
+        entries = session.read_bytes().splitlines()[1:]  # the header has a time and a folder
+        said[name] = (done.stdout.replace(session.name.encode(), b"NAME"), entries)
+    assert b"12*8 = 96." in said["source"][0]
+    assert said["source"] == said["labs"]
 
 
 def test_a_build_replaces_only_what_the_source_makes(tmp_path: Path) -> None:

@@ -12,20 +12,24 @@ course-wide test fails when it is not what the source makes, and names the file 
 
 The source (source/README.md says it for the people who edit it):
 
-- `source/lab/` holds the files that several steps share. Each starts with a file marker,
-  `# >>file 02` (the file arrives in step 02 and stays) or `# >>file 03 until prod` (in steps
-  03 up to, not including, the production step). Inside, a block of lines can say the same:
+- `source/lab/` is the production step, whole and runnable: `python source/lab/main.py` runs
+  it, ruff lints and formats it, its tests run there. Each file starts with a file marker,
+  `# >>file 02` (the file arrives in step 02 and stays). Inside, a block of lines says the same,
+  and its closing marker names it:
 
-      # >> 03                  the lines below, to the matching `# <<`, arrive in step 03
-      # >> 02 until prod       ...are in step 02 and later, and go in the production step
-      # <<
+      # >> 03                  the lines below arrive in step 03 (and stay)
+      # << 03
+      # >> 02 until prod       these are in step 02 and later, and go in the production step:
+      # old_call()             so the source has them commented out, `# ` at the block's
+      # << 02 until prod       indentation (a blank line is `#` alone)
 
-  Blocks nest: a block inside another is in the steps both name (at least one). Marker
-  lines themselves are never written. Where lines left out leave blank lines side by side,
-  at most two stand in a row, and none at the end of a file. A line outside every block is
-  in every step its file is in.
+  Blocks nest: a block inside another is in the steps both name (at least one). Marker lines
+  are never written, and a line the production step does not have is written uncommented.
 - `source/<step folder>/` holds files that belong to that step alone, whole: its README.md,
   its expected-output.txt, a demo that shares nothing. They are copied as they are.
+
+Every step's Python is then sorted and formatted by ruff, as `make check` requires of it: the
+blank lines ruff puts around a marker in the source are the source's, not the steps'.
 
 Writing replaces only the files the source makes and removes only files it no longer makes,
 so a step folder's caches (`.hypothesis/`, `__pycache__/`) survive a build.
@@ -34,10 +38,13 @@ so a step folder's caches (`.hypothesis/`, `__pycache__/`) survive a build.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,10 +79,14 @@ LEFTOVERS = {"__pycache__", ".pytest_cache", ".hypothesis", ".sessions", ".ruff_
 # Which files of source/lab/ carry markers, and how their comments start.
 MARKED_SUFFIXES = {".py", ".txt"}
 MARKED_NAMES = {".gitignore"}  # its comments start with "#" too
+# source/lab/ is the production step's folder: these files, which are no program, are its own
+# and are copied as they are (an earlier step's stand in its own folder).
+PRODUCTION_ONLY = {"README.md", "expected-output.txt"}
 
 _FILE_MARKER = re.compile(r"# >>file (?P<spec>.+?)\s*")
 _OPEN = re.compile(r"\s*# >> (?P<spec>.+?)\s*")
-_CLOSE = re.compile(r"\s*# <<\s*")
+_CLOSE = re.compile(r"\s*# <<(?: (?P<spec>.+?))?\s*")
+_COMMENTED = re.compile(r"(?P<indent>\s*)#(?: (?P<rest>.*))?")
 _SPEC = re.compile(r"(?P<first>\w+)(?: until (?P<gone>\w+))?")
 
 
@@ -122,7 +133,9 @@ def cut(name: str, text: str) -> dict[int, str]:
     marker = _FILE_MARKER.fullmatch(head)
     if marker is None:
         raise SourceError(f"{name}:1: a shared file starts with its steps: # >>file 02")
-    blocks = [(parse_span(marker["spec"], f"{name}:1"), 1)]  # each open block, and its line
+    newest = len(STEPS) - 1
+    # Each open block: the steps it is in, its line, and the name its closing marker repeats.
+    blocks = [(parse_span(marker["spec"], f"{name}:1"), 1, "")]
     out: dict[int, list[str]] = {index: [] for index in range(len(STEPS)) if index in blocks[0][0]}
     for number, line in enumerate(lines[1:], start=2):
         where = f"{name}:{number}"
@@ -132,20 +145,46 @@ def cut(name: str, text: str) -> dict[int, str]:
             inner = parse_span(opened["spec"], where) & blocks[-1][0]  # in both
             if inner.empty:
                 raise SourceError(f"{where}: a block names no step its file or outer block is in")
-            blocks.append((inner, number))
+            blocks.append((inner, number, opened["spec"]))
             continue
-        if _CLOSE.fullmatch(line.rstrip("\n")):
+        if closed := _CLOSE.fullmatch(line.rstrip("\n")):
+            shown = line.strip()
             if len(blocks) == 1:
-                raise SourceError(f"{where}: '# <<' closes no block")
+                raise SourceError(f"{where}: '{shown}' closes no block")
+            if closed["spec"] != blocks[-1][2]:
+                raise SourceError(
+                    f"{where}: '{shown}' closes the block of line {blocks[-1][1]}, "
+                    f"'# >> {blocks[-1][2]}': a closing marker names the block it closes"
+                )
             blocks.pop()
             continue
         if "# >>" in line or "# <<" in line:
             raise SourceError(f"{where}: a marker must be a line of its own: {line.strip()!r}")
-        for index in range(blocks[-1][0].first, blocks[-1][0].gone):
+        span = blocks[-1][0]
+        if newest not in span:
+            line = _uncommented(line, where)
+        for index in range(span.first, span.gone):
             out[index].append(line)
     if len(blocks) > 1:
-        raise SourceError(f"{name}:{blocks[-1][1]}: this block is never closed ('# <<')")
+        raise SourceError(
+            f"{name}:{blocks[-1][1]}: this block is never closed ('# << {blocks[-1][2]}')"
+        )
     return {index: _spaced("".join(kept)) for index, kept in out.items()}
+
+
+def _uncommented(line: str, where: str) -> str:
+    """A line the production step does not have, as the earlier steps have it.
+
+    In the source it is commented out where it stands: `# ` after its block's indentation
+    (which the line keeps), or `#` alone for a blank line. The source then runs as the
+    production program, and ruff reads the earlier steps' code as comments.
+    """
+    if match := _COMMENTED.fullmatch(line.rstrip("\n")):
+        return match["indent"] + match["rest"] + "\n" if match["rest"] else "\n"
+    raise SourceError(
+        f"{where}: a line the production step does not have is commented out in the source "
+        f"('# ' before it): {line.strip()!r}"
+    )
 
 
 def _spaced(text: str) -> str:
@@ -168,13 +207,18 @@ def build(source: Path = SOURCE) -> dict[str, dict[str, bytes]]:
     for path in _files(shared):
         relative = path.relative_to(shared).as_posix()
         name = f"source/{SHARED.name}/{relative}"
+        if relative in PRODUCTION_ONLY:
+            steps[STEPS[-1].folder][relative] = path.read_bytes()
+            continue
         if path.suffix not in MARKED_SUFFIXES and path.name not in MARKED_NAMES:
             raise SourceError(
-                f"{name}: only .py, .txt and .gitignore files are shared; a file of one step "
-                "alone goes in source/<its folder>/"
+                f"{name}: only .py, .txt and .gitignore files are marked, and "
+                f"{' and '.join(sorted(PRODUCTION_ONLY))} are the production step's; a file of "
+                "an earlier step alone goes in source/<its folder>/"
             )
         for index, text in cut(name, path.read_text(encoding="utf-8")).items():
             steps[STEPS[index].folder][relative] = text.encode("utf-8")
+    formatted(steps)
     for step in STEPS:
         for path in _files(source / step.folder):
             relative = path.relative_to(source / step.folder).as_posix()
@@ -189,6 +233,44 @@ def build(source: Path = SOURCE) -> dict[str, dict[str, bytes]]:
         if folder not in known:
             raise SourceError(f"source/{folder}: no step has this folder")
     return steps
+
+
+def formatted(steps: dict[str, dict[str, bytes]]) -> None:
+    """Sort the imports and format the Python of every step cut from source/lab/, in place.
+
+    Ruff wants a blank line between an import and a comment line after it, and before a comment
+    that follows an indented body; in the source those comments are markers, and once a step
+    drops them the blank lines are ruff's to settle again. The lab's own ruff settings, each
+    step folder a root of its own modules (as in ruff.toml).
+    """
+    with tempfile.TemporaryDirectory(prefix="make-steps-") as temporary:
+        root = Path(temporary)
+        for folder, files in steps.items():
+            for relative, data in files.items():
+                if relative.endswith(".py"):
+                    (root / folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                    (root / folder / relative).write_bytes(data)
+        roots = json.dumps([str(root / folder) for folder in steps])
+        settings = ["--config", str(LAB_ROOT / "ruff.toml"), "--config", f"src = {roots}"]
+        for command in (["check", "--select", "I", "--fix", "--exit-zero"], ["format"]):
+            _ruff([*command, "--quiet", "--no-cache", *settings, str(root)])
+        for folder, files in steps.items():
+            for relative in files:
+                if relative.endswith(".py"):
+                    files[relative] = (root / folder / relative).read_bytes()
+
+
+def _ruff(arguments: list[str]) -> None:
+    try:
+        done = subprocess.run([sys.executable, "-m", "ruff", *arguments], capture_output=True)
+    except OSError as error:
+        raise SourceError(f"cannot run ruff: {error}") from None
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()
+        raise SourceError(
+            f"ruff {arguments[0]} failed on a cut step ({sys.executable} -m ruff): "
+            + (said[-1] if said else f"exit status {done.returncode}")
+        )
 
 
 def source_of(folder: str, relative: str) -> str:

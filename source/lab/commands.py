@@ -12,23 +12,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # >> 04 until 05
-from entries import Context
-# <<
+# from entries import Context
+# << 04 until 05
 # >> 05 until prod
-from entries import Context, build_context, path_to_leaf
-# <<
+# from entries import Context, build_context, path_to_leaf
+# << 05 until prod
 # >> prod
 from entries import DAMAGED, Context, build_context, path_to_leaf
-# <<
+
+# << prod
 # >> 02 until 05
-from messages import Message
-# <<
+# from messages import Message
+# << 02 until 05
 # >> 05 until 06
-from messages import Message, tool_calls, unanswered_calls
-# <<
+# from messages import Message, tool_calls, unanswered_calls
+# << 05 until 06
 # >> 06 until prod
-from messages import Message, summary_in, tool_calls, unanswered_calls
-# <<
+# from messages import Message, summary_in, tool_calls, unanswered_calls
+# << 06 until prod
 # >> prod
 from messages import (
     Message,
@@ -39,16 +40,19 @@ from messages import (
     tool_result,
     unanswered_calls,
 )
-# <<
+
+# << prod
 # >> 04
 from model import DEFAULT_MODEL, MODELS
-# <<
+
+# << 04
 # >> 02 until 03
-from session import Session, persist_new_messages
-# <<
+# from session import Session, persist_new_messages
+# << 02 until 03
 # >> 03
 from session import Resumed, Session, persist_new_messages
-# <<
+
+# << 03
 # >> prod
 from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
 
@@ -60,7 +64,7 @@ INTERRUPTED = (
 # The result a tool call gets when Ctrl-C abandons the turn it runs in (main.abandon_turn).
 CANCELLED = "interrupted: the user pressed Ctrl-C before this tool call finished"
 SHOWN_NAME = 60  # at most this much of a model's name from a file goes into a line
-# <<
+# << prod
 
 
 @dataclass
@@ -71,72 +75,77 @@ class Chat:
     messages: list[Message]
     cursor: int  # how many of `messages` are already in the file
     # >> 03 until 05
-    written_this_run: int = 0  # messages this run has added to the file
-    # <<
+    # written_this_run: int = 0  # messages this run has added to the file
+    # << 03 until 05
     # >> 05
     written_this_run: int = 0  # messages this run has added to the file, on any branch
-    # <<
+    # << 05
     # >> 04
     model: str = DEFAULT_MODEL  # the name of the model that answers the next turn
     # The model the file says is in force at the leaf (None: no switch recorded). It differs
     # from `model` when the path asked for a model this program lacks.
     recorded_model: str | None = None
-    # <<
+    # << 04
     # >> 03
 
     @classmethod
     def resume(cls, opened: Resumed) -> ResumedChat:
         # >> 03 until 04
-        """The chat that goes on with a session `Session.open` read: the conversation at the
-        leaf.
-        # <<
-        # >> 04 until prod
-        """The chat that goes on with a session `Session.open` read: the conversation and the
-        model at the leaf.
-        # <<
+        # """The chat that goes on with a session `Session.open` read: the conversation at the
+        # leaf.
+        #
+        # Stop here: the restored messages are already in the file, so the cursor is set to all
+        # of them; at 0, the first save would write the history again.
+        # """
+        # messages = list(opened.context.messages)  # a copy: the loop appends; a Context is frozen
+        # chat = cls(opened.session, messages, cursor=len(messages))
+        # << 03 until 04
+        # >> 04 until 05
+        # """The chat that goes on with a session `Session.open` read: the conversation and the
+        # model at the leaf.
+        #
+        # Stop here: the restored messages are already in the file, so the cursor is set to all
+        # of them; at 0, the first save would write the history again.
+        # """
+        # messages = list(opened.context.messages)  # a copy: the loop appends; a Context is frozen
+        # chat = cls(opened.session, messages, cursor=len(messages))
+        # model = choose_model(opened.context)
+        # chat.model, chat.recorded_model = model.used, model.recorded
+        # << 04 until 05
+        # >> 05 until prod
+        # """The chat that goes on with a session `Session.open` read: the conversation and the
+        # model at the leaf.
+        #
+        # Stop here: the restored messages are already in the file. `follow` sets the cursor to
+        # all of them; at 0, the first save would write the history again.
+        # """
+        # << 05 until prod
         # >> prod
         """The chat that goes on with a session `Session.open` read: the conversation and the
         model at the leaf, and any tool call the last run never finished answered.
-        # <<
 
-        # >> 03 until 05
-        Stop here: the restored messages are already in the file, so the cursor is set to all
-        of them; at 0, the first save would write the history again.
-        """
-        messages = list(opened.context.messages)  # a copy: the loop appends; a Context is frozen
-        chat = cls(opened.session, messages, cursor=len(messages))
-        # <<
-        # >> 04 until 05
-        model = choose_model(opened.context)
-        chat.model, chat.recorded_model = model.used, model.recorded
-        # <<
-        # >> 05 until prod
-        Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        all of them; at 0, the first save would write the history again.
-        """
-        # <<
-        # >> prod
         Stop here: the restored messages are already in the file. `follow` sets the cursor to
         all of them; at 0, the first save would write the history again. The repair writes:
         a caller that holds stop signals off during a save holds them off around this too.
         """
-        # <<
+        # << prod
         # >> 05
         chat = cls(opened.session, [], cursor=0)
         model = chat.follow(opened.context)
-        # <<
+        # << 05
         restored = len(chat.messages)
         # >> 03 until 04
-        return ResumedChat(chat=chat, restored=restored)
-        # <<
+        # return ResumedChat(chat=chat, restored=restored)
+        # << 03 until 04
         # >> 04 until prod
-        return ResumedChat(chat=chat, restored=restored, model=model)
-        # <<
+        # return ResumedChat(chat=chat, restored=restored, model=model)
+        # << 04 until prod
         # >> prod
         repaired = chat.repair_interrupted_calls()
         return ResumedChat(chat=chat, restored=restored, model=model, repaired=repaired)
-        # <<
-    # <<
+        # << prod
+
+    # << 03
 
     def save_new(self) -> int:
         """Write what is new since the cursor, move the cursor; return how many were written."""
@@ -144,8 +153,9 @@ class Chat:
         self.cursor = persist_new_messages(self.session, self.messages, self.cursor)
         # >> 03
         self.written_this_run += self.cursor - before
-        # <<
+        # << 03
         return self.cursor - before
+
     # >> 05
 
     def follow(self, context: Context) -> ModelChoice:
@@ -157,7 +167,8 @@ class Chat:
         choice = choose_model(context)
         self.model, self.recorded_model = choice.used, choice.recorded
         return choice
-    # <<
+
+    # << 05
     # >> prod
 
     def repair_interrupted_calls(self, why: str = INTERRUPTED) -> int:
@@ -173,7 +184,10 @@ class Chat:
         self.messages.extend(tool_result(call, why, is_error=True) for call in calls)
         self.save_new()
         return len(calls)
-    # <<
+
+    # << prod
+
+
 # >> 04
 
 
@@ -199,13 +213,15 @@ class ModelChoice:
         """What to tell the user when the choice `fell_back` (a warning on resume, a note after
         a move)."""
         # >> 04 until prod
-        return f"the session's model {self.recorded} is not here; using {self.used}"
-        # <<
+        # return f"the session's model {self.recorded} is not here; using {self.used}"
+        # << 04 until prod
         # >> prod
         recorded = printable(shortened(str(self.recorded), SHOWN_NAME))  # a file's: any length
         return f"the session's model {recorded} is not here; using {self.used}"
-        # <<
-# <<
+        # << prod
+
+
+# << 04
 # >> 03
 
 
@@ -215,18 +231,20 @@ class ResumedChat:
 
     chat: Chat
     # >> 03 until prod
-    restored: int  # messages rebuilt from the file
-    # <<
+    # restored: int  # messages rebuilt from the file
+    # << 03 until prod
     # >> prod
     restored: int  # messages rebuilt from the file (the repair's results not counted)
-    # <<
+    # << prod
     # >> 04
     model: ModelChoice  # worth a warning if it fell back
-    # <<
+    # << 04
     # >> prod
     repaired: int  # interrupted tool calls just answered; worth a warning if any
-    # <<
-# <<
+    # << prod
+
+
+# << 03
 # >> 04
 
 
@@ -234,7 +252,9 @@ def choose_model(context: Context) -> ModelChoice:
     """The model the path recorded, if this program has it; else the default."""
     used = context.model if context.model in MODELS else DEFAULT_MODEL
     return ModelChoice(used=used, recorded=context.model)
-# <<
+
+
+# << 04
 
 
 @dataclass(frozen=True)
@@ -256,6 +276,8 @@ def exit_command(chat: Chat, argument: str) -> CommandResult:
 
 def help_command(chat: Chat, argument: str) -> CommandResult:
     return CommandResult([f"  {c.usage:<14} {c.help}" for c in COMMANDS.values()])
+
+
 # >> 04
 
 
@@ -274,28 +296,30 @@ def model_command(chat: Chat, argument: str) -> CommandResult:
     if argument not in MODELS:
         known = ", ".join(MODELS)
         # >> 04 until prod
-        return CommandResult([f"unknown model {argument} (the models: {known})"])
-        # <<
+        # return CommandResult([f"unknown model {argument} (the models: {known})"])
+        # << 04 until prod
         # >> prod
         return CommandResult([f"unknown model {printable(argument)} (the models: {known})"])
     if (problem := MODELS.problem(argument)) is not None:  # a real model without its key
         return CommandResult([problem])
-        # <<
+        # << prod
     # After a fallback the file still says the other model: choosing the default is a real
     # switch, and must be written down like any other.
     if argument == chat.model and chat.recorded_model in (None, argument):
         return CommandResult([f"already using {argument}"])
     # >> 04 until prod
-    chat.session.append_model_change(argument)
-    chat.model = chat.recorded_model = argument
-    # <<
+    # chat.session.append_model_change(argument)
+    # chat.model = chat.recorded_model = argument
+    # << 04 until prod
     # >> prod
     with stop_signals_deferred():  # a write, like a save: never cut halfway
         chat.session.append_model_change(argument)
         chat.model = chat.recorded_model = argument
-    # <<
+    # << prod
     return CommandResult([f"switched to {argument}"])
-# <<
+
+
+# << 04
 # >> 05
 
 
@@ -304,19 +328,19 @@ def tree_command(chat: Chat, argument: str) -> CommandResult:
     # networkx draws it: imported here, by the one command that needs it, not by every start
     # of main.py (it takes longer to import than the rest of the program to start).
     # >> 05 until prod
-    from entry_graph import network_text, tree_graph
-    # <<
+    # from entry_graph import network_text, tree_graph
+    # << 05 until prod
     # >> prod
     try:
         from entry_graph import network_text, tree_graph
     except Exception as error:  # under a memory limit: MemoryError, OSError, even SystemError
         return CommandResult([f"cannot draw the tree: networkx did not load ({error!r:.60})"])
-    # <<
+    # << prod
 
     session = chat.session
     # >> 06
     session.read_all()  # a resume from the end may have left the start of the file unread
-    # <<
+    # << 06
     if not session.entries:
         return CommandResult(["(no entries yet)"])
     graph = tree_graph(session.entries, session.leaf_id)
@@ -332,22 +356,22 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     """
     session = chat.session
     # >> 05 until prod
-    shown = argument
-    # <<
+    # shown = argument
+    # << 05 until prod
     # >> prod
     shown = printable(argument)
-    # <<
+    # << prod
     if not argument:
         return CommandResult(["usage: /branch ID (/tree shows the ids)"])
     # >> 06
     session.read_all()  # the entry may be in the part a resume from the end did not read
-    # <<
+    # << 06
     if argument not in session.entries:
         return CommandResult([f"no entry {shown} in this session (/tree shows the ids)"])
     # >> prod
     if session.entries[argument]["type"] == DAMAGED:  # in the tree, so that walks go through
         return CommandResult([f"{shown} is a damaged line: what it held is lost"])
-    # <<
+    # << prod
     leaf = None if session.leaf_id is None else session.entries.get(session.leaf_id)
     if argument == session.leaf_id or (
         leaf is not None and leaf["type"] == "branch" and leaf["parentId"] == argument
@@ -369,21 +393,23 @@ def branch_command(chat: Chat, argument: str) -> CommandResult:
     context = build_context(session.entries, argument)
     assert chat.cursor == len(chat.messages), "commands run between turns, after the save"
     # >> 05 until prod
-    session.append_branch(argument)
-    choice = chat.follow(context)
-    # <<
+    # session.append_branch(argument)
+    # choice = chat.follow(context)
+    # << 05 until prod
     # >> prod
     with stop_signals_deferred():  # the move is written and followed, or neither
         session.append_branch(argument)
         choice = chat.follow(context)
-    # <<
+    # << prod
     lines = [f"moved to {argument}: {len(chat.messages)} messages on the path, model {chat.model}"]
     if context.chain_break is not None:
         lines.append(f"note: {context.chain_break}; the conversation starts there")
     if choice.fell_back:
         lines.append(f"note: {choice.fallback_message()}")
     return CommandResult(lines)
-# <<
+
+
+# << 05
 # >> 06
 
 
@@ -418,29 +444,29 @@ def compact(chat: Chat) -> Compacted | None:
     if all(summary_in(message) is not None for message in summarised):
         return None
     # >> 06 until prod
-    summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
-    # <<
+    # summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
+    # << 06 until prod
     # >> prod
     # A real model's summary is a request: Ctrl-C while it waits abandons it (TurnInterrupted,
     # which main.py reports), and nothing is written yet.
     with ctrl_c_abandons_the_turn():
         summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
-    # <<
+    # << prod
     # A switch before the first kept is written again, first: after, a crash could lose it.
     kept_a_switch = any(entry["type"] == "model_change" for entry in path[turns[-1] :])
     # >> 06 until prod
-    if chat.recorded_model and not kept_a_switch:
-        session.append_model_change(chat.recorded_model)
-    session.append_compaction(summary, path[turns[-1]]["id"])
-    chat.follow(build_context(session.entries, session.leaf_id))
-    # <<
+    # if chat.recorded_model and not kept_a_switch:
+    #     session.append_model_change(chat.recorded_model)
+    # session.append_compaction(summary, path[turns[-1]]["id"])
+    # chat.follow(build_context(session.entries, session.leaf_id))
+    # << 06 until prod
     # >> prod
     with stop_signals_deferred():  # the writes, like a save: never cut halfway
         if chat.recorded_model and not kept_a_switch:
             session.append_model_change(chat.recorded_model)
         session.append_compaction(summary, path[turns[-1]]["id"])
         chat.follow(build_context(session.entries, session.leaf_id))
-    # <<
+    # << prod
     return Compacted(summarised=len(summarised), kept=len(chat.messages) - 1)
 
 
@@ -450,23 +476,25 @@ def compact_command(chat: Chat, argument: str) -> CommandResult:
     if done is None:
         return CommandResult(["nothing to compact: only the last turn, or a summary, is there"])
     return CommandResult([str(done)])
-# <<
+
+
+# << 06
 
 
 COMMANDS: dict[str, Command] = {
     "/help": Command("/help", "list the commands", help_command),
     # >> 04
     "/model": Command("/model [NAME]", "list the models, or switch to NAME", model_command),
-    # <<
+    # << 04
     # >> 05
     "/tree": Command("/tree", "show every entry; ● marks the active path", tree_command),
     "/branch": Command(
         "/branch ID", "go back to entry ID; the next message hangs there", branch_command
     ),
-    # <<
+    # << 05
     # >> 06
     "/compact": Command("/compact", "summarise all but the last turn", compact_command),
-    # <<
+    # << 06
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
 }
 
@@ -482,9 +510,9 @@ def run_command(chat: Chat, line: str) -> CommandResult:
     command = COMMANDS.get(name)
     if command is None:
         # >> 02 until prod
-        return CommandResult([f"unknown command {name} (/help lists the commands)"])
-        # <<
+        # return CommandResult([f"unknown command {name} (/help lists the commands)"])
+        # << 02 until prod
         # >> prod
         return CommandResult([f"unknown command {printable(name)} (/help lists the commands)"])
-        # <<
+        # << prod
     return command.run(chat, argument)

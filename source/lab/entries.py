@@ -1,46 +1,52 @@
 # >>file 02
+# >> 02 until 03
+# """What a session's entries are, and what a line must hold to be one. Pure: no disk here.
+#
+# Every entry has a `type`, an `id` unique within its file, and a `parentId`: the entry it hangs
+# under. In this step every entry hangs under the one written before it, so the file is a chain;
+# the parentId is there from the start so that a later step can let entries branch.
+#
+# Each kind of entry is handled here, in one place: its TypedDict, what its line must hold to be
+# used (`parse_entry`) and how it is shown (one `case` in `summarize`).
+# """
+# << 02 until 03
+# >> 03
 """What a session's entries are, and what a line must hold to be one. Pure: no disk here.
 
 Every entry has a `type`, an `id` unique within its file, and a `parentId`: the entry it hangs
-# >> 02 until 03
-under. In this step every entry hangs under the one written before it, so the file is a chain;
-the parentId is there from the start so that a later step can let entries branch.
-# <<
-# >> 03
 under. The conversation is not the file's lines in order; it is the path from the leaf (the
 entry the next one will hang under) up through the parents to the first entry. While every
 entry hangs under the one before it the two agree, which is exactly why reading by line order
 looks right until the day it is not.
-# <<
 
 Each kind of entry is handled here, in one place: its TypedDict, what its line must hold to be
 used (`parse_entry`) and how it is shown (one `case` in `summarize`).
-# >> 03
 What it adds to the conversation is one `case` in `build_context`.
-# <<
 """
+# << 03
 
 from __future__ import annotations
 
 # >> 03
 import re
 from collections.abc import Mapping
-# <<
+
+# << 03
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 # >> 02 until 03
-from messages import Message, preview
-# <<
+# from messages import Message, preview
+# << 02 until 03
 # >> 03 until 04
-from messages import Message, answered_in_memory, preview
-# <<
+# from messages import Message, answered_in_memory, preview
+# << 03 until 04
 # >> 04 until 06
-from messages import Message, answered_in_memory, preview, shortened
-# <<
+# from messages import Message, answered_in_memory, preview, shortened
+# << 04 until 06
 # >> 06 until prod
-from messages import Message, answered_in_memory, preview, shortened, summary_message
-# <<
+# from messages import Message, answered_in_memory, preview, shortened, summary_message
+# << 06 until prod
 # >> prod
 from messages import (
     MAX_ARGUMENT_LEVELS,
@@ -52,7 +58,8 @@ from messages import (
     shortened,
     summary_message,
 )
-# <<
+
+# << prod
 from session_file import parse_json
 
 
@@ -64,6 +71,8 @@ class MessageEntry(TypedDict):
     id: str
     parentId: str | None  # the entry this one hangs under, None for the first
     message: Message
+
+
 # >> 04
 
 
@@ -76,7 +85,9 @@ class ModelChangeEntry(TypedDict):
     id: str
     parentId: str | None
     model: str  # the name of the model switched to
-# <<
+
+
+# << 04
 # >> 05
 
 
@@ -90,7 +101,9 @@ class BranchEntry(TypedDict):
     id: str
     parentId: str  # the entry moved to; the conversation continues from there
     fromId: str | None  # the leaf moved away from (for people: the conversation ignores it)
-# <<
+
+
+# << 05
 # >> 06
 
 
@@ -104,7 +117,9 @@ class CompactionEntry(TypedDict):
     parentId: str | None
     summary: str  # what the model is given instead of the messages it replaces
     firstKeptId: str | None  # the first entry on the path kept as it is; None keeps nothing
-# <<
+
+
+# << 06
 
 
 # What a reader hands on: a dict with a string type and id, maybe more; a kind it does not know
@@ -115,7 +130,7 @@ Entry = dict[str, Any]
 # this kind, holding nothing else, that no program writes. The walk goes through it, so the
 # conversation loses only what that line held (entry_index.py).
 DAMAGED = "damaged"
-# <<
+# << prod
 
 
 # --- Entry ids: the one place that knows their shape ---------------------------------------
@@ -123,12 +138,14 @@ DAMAGED = "damaged"
 
 MAX_ID_DIGITS = 18  # e1 .. e999999999999999999: more than any session will ever hold
 _NUMBERED_ID = re.compile(rf"e([1-9][0-9]{{0,{MAX_ID_DIGITS - 1}}})")
-# <<
+# << 03
 
 
 def entry_id(number: int) -> str:
     """The id of the `number`-th entry a program wrote: e1, e2, ..."""
     return f"e{number}"
+
+
 # >> 03
 
 
@@ -136,7 +153,9 @@ def id_number(entry_id: str) -> int:
     """e7 -> 7. Any other shape counts as 0: ids are data, and 4,000 digits never reach int()."""
     match = _NUMBERED_ID.fullmatch(entry_id)
     return int(match.group(1)) if match else 0
-# <<
+
+
+# << 03
 
 
 # --- What a line must hold to be an entry ----------------------------------------------------
@@ -162,7 +181,7 @@ def parse_entry(line: bytes) -> Entry:
     # >> prod
     if kind == DAMAGED:
         raise NotAnEntry("a kind only the reader makes")  # in a file, it is damage
-    # <<
+    # << prod
     if not isinstance(entry_id_, str):
         raise NotAnEntry("no id")
     if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
@@ -172,13 +191,13 @@ def parse_entry(line: bytes) -> Entry:
     # >> 04
     if kind == "model_change" and not isinstance(record.get("model"), str):
         raise NotAnEntry("a model change without a model's name")
-    # <<
+    # << 04
     # >> 05
     if kind == "branch" and (
         parent is None or "fromId" not in record or not _is_optional_str(record["fromId"])
     ):
         raise NotAnEntry("a branch without the entry it moved to, or from")
-    # <<
+    # << 05
     # >> 06
     if kind == "compaction" and (
         not isinstance(record.get("summary"), str)
@@ -186,13 +205,13 @@ def parse_entry(line: bytes) -> Entry:
         or not _is_optional_str(record["firstKeptId"])
     ):
         raise NotAnEntry("a compaction without its summary, or what it keeps")
-    # <<
+    # << 06
     # >> 02 until 03
-    return record  # a kind we do not know passes through
-    # <<
+    # return record  # a kind we do not know passes through
+    # << 02 until 03
     # >> 03
     return record  # a kind we do not know passes through; build_context follows its parentId
-    # <<
+    # << 03
 
 
 def _is_message(value: object) -> bool:
@@ -214,7 +233,7 @@ def _is_message(value: object) -> bool:
                     # >> prod
                     # deeper, the next request could not be sent (messages.MAX_ARGUMENT_LEVELS)
                     and nesting_within(block["arguments"], MAX_ARGUMENT_LEVELS)
-                    # <<
+                    # << prod
                 ):
                     return False
             case str():
@@ -233,12 +252,16 @@ def _is_message(value: object) -> bool:
                 and isinstance(value.get("isError"), bool)
             )
     return False
+
+
 # >> 05
 
 
 def _is_optional_str(value: object) -> bool:
     return value is None or isinstance(value, str)
-# <<
+
+
+# << 05
 # >> 03
 
 
@@ -266,7 +289,7 @@ class Context:
     messages: list[Message]
     # >> 04
     model: str | None = None  # the last model_change on the path; None: the program's default
-    # <<
+    # << 04
     chain_break: ChainBreak | None = None  # set when the path stops short of a first entry
 
 
@@ -279,21 +302,28 @@ class ActivePath:
 
 
 def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePath:
+    # >> 03 until 06
+    # """Walk parentId up from `leaf_id`, then reverse: the path in conversation order.
+    #
+    # Line order is never consulted. The visited set is what makes the walk safe on a damaged
+    # file: a parent cycle ends it instead of looping forever, and so does a missing parent.
+    # """
+    # << 03 until 06
+    # >> 06
     """Walk parentId up from `leaf_id`, then reverse: the path in conversation order.
 
     Line order is never consulted. The visited set is what makes the walk safe on a damaged
     file: a parent cycle ends it instead of looping forever, and so does a missing parent.
-    # >> 06
     The walk also ends at the first entry the latest compaction on the path keeps (at the
     compaction itself if it keeps nothing): what came before is in its summary.
-    # <<
     """
+    # << 06
     path: list[Entry] = []
     visited: set[str] = set()
     chain_break = None
     # >> 06
     kept_from: str | None = None  # set by the first compaction met: the latest on the path
-    # <<
+    # << 06
     entry = None if leaf_id is None else entries.get(leaf_id)
     while entry is not None:
         path.append(entry)
@@ -304,7 +334,7 @@ def path_to_leaf(entries: Mapping[str, Entry], leaf_id: str | None) -> ActivePat
             kept_from = entry["id"] if entry["firstKeptId"] is None else entry["firstKeptId"]
         if entry["id"] == kept_from:
             break  # the summary holds the rest: a resume need not read it (session.py)
-        # <<
+        # << 06
         if parent is None:
             break
         entry = None if parent in visited else entries.get(parent)  # looked up once
@@ -321,10 +351,10 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
     messages: list[Message] = []
     # >> 04
     model = None
-    # <<
+    # << 04
     # >> 06
     summary = None
-    # <<
+    # << 06
     for entry in path.entries:
         match entry["type"]:
             case "message":
@@ -332,39 +362,41 @@ def build_context(entries: Mapping[str, Entry], leaf_id: str | None) -> Context:
             # >> 04
             case "model_change":
                 model = entry["model"]  # the last one on the path wins, not the last in the file
-            # <<
+            # << 04
             # >> 05
             case "branch":
                 pass  # a leaf move adds nothing: its parentId already led the walk past it
-            # <<
+            # << 05
             # >> 06
             case "compaction":
                 summary = entry["summary"]  # the walk began at what it keeps; it goes first
-            # <<
+            # << 06
             case _:
                 pass  # a kind this step does not know: its parentId was followed, that is all
     # >> 06
     if summary is not None:
         messages.insert(0, summary_message(summary))
-    # <<
+    # << 06
     # >> 03 until prod
-    # A run killed between two saves, or a path that starts past a damaged line, can hold a
-    # tool call without its result, or a result without its call: pair them up.
-    # <<
+    # # A run killed between two saves, or a path that starts past a damaged line, can hold a
+    # # tool call without its result, or a result without its call: pair them up.
+    # << 03 until prod
     # >> prod
     # A damaged line on the path may have held a tool call's result, or the call: pair them up.
-    # <<
+    # << prod
     # >> 03 until 04
-    return Context(answered_in_memory(messages), path.chain_break)
-    # <<
+    # return Context(answered_in_memory(messages), path.chain_break)
+    # << 03 until 04
     # >> 04 until prod
-    return Context(answered_in_memory(messages), model, path.chain_break)
-    # <<
+    # return Context(answered_in_memory(messages), model, path.chain_break)
+    # << 04 until prod
     # >> prod
     # The calls the path ends on are left to Chat.resume, which writes their answer.
     return Context(answered_in_memory(messages, at_the_end=False), model, path.chain_break)
-    # <<
-# <<
+    # << prod
+
+
+# << 03
 
 
 # --- How an entry is shown (tables, graphs) -------------------------------------------------
@@ -384,19 +416,19 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
         case "message":
             return EntrySummary(entry["message"]["role"], preview(entry["message"], width), True)
         # >> 04 until prod
-        case "model_change":
-            return EntrySummary("model", shortened(f"→ {entry['model']}", width), True)
-        # <<
+        # case "model_change":
+        #     return EntrySummary("model", shortened(f"→ {entry['model']}", width), True)
+        # << 04 until prod
         # >> 05 until prod
-        case "branch":
-            came_from = entry["fromId"] or "-"
-            return EntrySummary("branch", f"back to {entry['parentId']} from {came_from}", True)
-        # <<
+        # case "branch":
+        #     came_from = entry["fromId"] or "-"
+        #     return EntrySummary("branch", f"back to {entry['parentId']} from {came_from}", True)
+        # << 05 until prod
         # >> 06 until prod
-        case "compaction":
-            kept = entry["firstKeptId"] or "nothing"
-            return EntrySummary("compaction", f"a summary; keeps {kept} on", True)
-        # <<
+        # case "compaction":
+        #     kept = entry["firstKeptId"] or "nothing"
+        #     return EntrySummary("compaction", f"a summary; keeps {kept} on", True)
+        # << 06 until prod
         # >> prod
         case "model_change":
             return EntrySummary("model", shortened(f"→ {printable(entry['model'])}", width), True)
@@ -408,15 +440,13 @@ def summarize(entry: Entry, width: int = 40) -> EntrySummary:
         case "compaction":
             kept = printable(entry["firstKeptId"] or "nothing")
             return EntrySummary("compaction", shortened(f"a summary; keeps {kept} on", width), True)
-        # <<
-        # >> prod
         case "damaged":  # DAMAGED: what the reader left of a line it could not use
             return EntrySummary("damaged", "(a damaged line: what it held is lost)", True)
-        # <<
+        # << prod
         case other:
             # >> 02 until prod
-            return EntrySummary(other, "", False)
-            # <<
+            # return EntrySummary(other, "", False)
+            # << 02 until prod
             # >> prod
             return EntrySummary(printable(other), "", False)
-            # <<
+            # << prod

@@ -1,28 +1,56 @@
 # >>file 02
+# >> 02 until 03
+# """A session's entries as a graph: each entry is a node, each parentId an edge.
+#
+# `network_text` shows it as indented text; the lab's notebooks draw it as a picture
+# (labtools.draw, not in this folder) from the node attributes set here.
+# In this step every entry hangs under the one before it, so the graph is a chain: the whole file
+# is the conversation, and its last entry the leaf.
+# """
+# << 02 until 03
+# >> 03 until 04
+# """A session's entries as a graph: each entry is a node, each parentId an edge.
+#
+# `network_text` shows it as indented text; the lab's notebooks draw it as a picture
+# (labtools.draw, not in this folder) from the node attributes set here.
+# The graph knows the leaf and the path from it, which is the conversation: the picture fades an
+# entry off the path (in the file, not in the history).
+# """
+# << 03 until 04
+# >> 04 until 05
+# """A session's entries as a graph: each entry is a node, each parentId an edge.
+#
+# `network_text` shows it as indented text; the lab's notebooks draw it as a picture
+# (labtools.draw, not in this folder) from the node attributes set here.
+# The graph knows the leaf and the path from it, which is the conversation: the picture fades an
+# entry off the path (in the file, not in the history).
+# New in step 04: a model_change has its own colour.
+# """
+# << 04 until 05
+# >> 05 until 06
+# """A session's entries as a graph: each entry is a node, each parentId an edge.
+#
+# `network_text` shows it as indented text; the lab's notebooks draw it as a picture
+# (labtools.draw, not in this folder) from the node attributes set here.
+# The graph knows the leaf and the path from it, which is the conversation: the picture fades an
+# entry off the path (in the file, not in the history).
+# New in step 05: a branch entry has its own colour, and `/tree` prints `tree_graph` of the
+# entries in memory, ● on the active path, ○ off it.
+# """
+# << 05 until 06
+# >> 06
 """A session's entries as a graph: each entry is a node, each parentId an edge.
 
 `network_text` shows it as indented text; the lab's notebooks draw it as a picture
 (labtools.draw, not in this folder) from the node attributes set here.
-# >> 02 until 03
-In this step every entry hangs under the one before it, so the graph is a chain: the whole file
-is the conversation, and its last entry the leaf.
-# <<
-# >> 03
 The graph knows the leaf and the path from it, which is the conversation: the picture fades an
 entry off the path (in the file, not in the history).
-# <<
-# >> 04 until 05
-New in step 04: a model_change has its own colour.
-# <<
-# >> 05
 New in step 05: a branch entry has its own colour, and `/tree` prints `tree_graph` of the
 entries in memory, ● on the active path, ○ off it.
-# <<
-# >> 06
 New in step 06: a compaction has its own colour, and what it summarised is off the path: the
 walk from the leaf ends at what it keeps.
-# <<
 """
+# << 06
 
 from __future__ import annotations
 
@@ -32,14 +60,16 @@ from pathlib import Path
 import networkx as nx
 
 # >> 02 until 03
-from entries import Entry, summarize
-# <<
+# from entries import Entry, summarize
+# << 02 until 03
 # >> 03
 from entries import Entry, path_to_leaf, summarize
-# <<
+
+# << 03
 # >> prod
 from messages import printable
-# <<
+
+# << prod
 from session import read_session
 
 KIND_COLOURS = {
@@ -48,18 +78,18 @@ KIND_COLOURS = {
     "toolResult": "#b5e48c",
     # >> 04
     "model": "#cdb4db",  # a model_change: each kind in its own colour
-    # <<
+    # << 04
     # >> 05
     "branch": "#f4978e",  # a leaf move
-    # <<
+    # << 05
     # >> 06
     "compaction": "#ffd6a5",  # a summary stands in for what came before
-    # <<
+    # << 06
 }
 # >> prod
 # How many columns of indentation a text drawing may take in all: about 1 MB of text.
 MAX_INDENT_COLUMNS = 1_000_000
-# <<
+# << prod
 
 
 def entry_graph(path: Path) -> nx.DiGraph:
@@ -70,41 +100,48 @@ def entry_graph(path: Path) -> nx.DiGraph:
 
 def tree_graph(entries: Mapping[str, Entry], leaf: str | None) -> nx.DiGraph:
     # >> 02 until 03
-    """The graph parent -> child of `entries`, the leaf marked. Node attributes: `kind`,
-    `known`, `text`, `label`, `leaf`. A parent missing from the file gets no edge: a root."""
-    # <<
+    # """The graph parent -> child of `entries`, the leaf marked. Node attributes: `kind`,
+    # `known`, `text`, `label`, `leaf`. A parent missing from the file gets no edge: a root."""
+    # << 02 until 03
     # >> 03
+    # >> 03 until 05
+    # """The graph parent -> child of `entries`, with the path from `leaf` marked.
+    #
+    # Node attributes: `kind`, `known`, `text`, `label`, `leaf`, `on_path` (the entry is part of
+    # the conversation). A parent missing from the file gets no edge: a root.
+    # """
+    # << 03 until 05
+    # >> 05
     """The graph parent -> child of `entries`, with the path from `leaf` marked.
 
     Node attributes: `kind`, `known`, `text`, `label`, `leaf`, `on_path` (the entry is part of
     the conversation). A parent missing from the file gets no edge: a root.
-    # >> 05
     Labels start with ● on the active path and ○ off it, so the text form shows the branches.
-    # <<
     """
+    # << 05
     on_path = {entry["id"] for entry in path_to_leaf(entries, leaf).entries}
-    # <<
+    # << 03
     graph = nx.DiGraph(leaf=leaf, colours=KIND_COLOURS)
     for entry_id, entry in entries.items():
         summary = summarize(entry, 34)
         # >> 02 until 05
-        label = f"{entry_id} {summary.kind}"
-        # <<
+        # label = f"{entry_id} {summary.kind}"
+        # << 02 until 05
         # >> 05 until prod
-        marker = "●" if entry_id in on_path else "○"
-        label = f"{marker} {entry_id} {summary.kind}"
-        # <<
+        # marker = "●" if entry_id in on_path else "○"
+        # label = f"{marker} {entry_id} {summary.kind}"
+        # << 05 until prod
         # >> prod
         marker = "●" if entry_id in on_path else "○"
         label = f"{marker} {unmarked(printable(entry_id))} {unmarked(summary.kind)}"
-        # <<
+        # << prod
         unknown = " (a kind this step does not know)"
         # >> 02 until prod
-        label += f": {summary.text}" if summary.known else unknown
-        # <<
+        # label += f": {summary.text}" if summary.known else unknown
+        # << 02 until prod
         # >> prod
         label += f": {unmarked(summary.text)}" if summary.known else unknown
-        # <<
+        # << prod
         label += " ← leaf" if entry_id == leaf else ""
         graph.add_node(
             entry_id,
@@ -114,24 +151,24 @@ def tree_graph(entries: Mapping[str, Entry], leaf: str | None) -> nx.DiGraph:
             label=label,
             # >> 03
             on_path=entry_id in on_path,
-            # <<
+            # << 03
             leaf=entry_id == leaf,
         )
     for entry_id, entry in entries.items():
         if entry["parentId"] in entries:
             graph.add_edge(entry["parentId"], entry_id)
     # >> 02 until prod
-    return graph
-    # <<
+    # return graph
+    # << 02 until prod
     # >> prod
     return without_cycles(graph)
-    # <<
+    # << prod
 
 
 def network_text(graph: nx.DiGraph) -> str:
     # >> 02 until prod
-    """The graph as indented text, one entry per line (what nbval compares)."""
-    # <<
+    # """The graph as indented text, one entry per line (what nbval compares)."""
+    # << 02 until prod
     # >> prod
     """The graph as indented text, one entry per line (what nbval compares).
 
@@ -146,10 +183,12 @@ def network_text(graph: nx.DiGraph) -> str:
             parents = [unmarked(printable(parent)) for parent in graph.predecessors(node)]
             lines.append(f"{label} (under {parents[0] if parents else '-'})")
         return "\n".join(lines)
-    # <<
+    # << prod
     lines: list[str] = []
     nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
     return "\n".join(lines)
+
+
 # >> prod
 
 
@@ -202,4 +241,6 @@ def _from_the_roots(graph: nx.DiGraph) -> dict[str, int]:
     for root in (node for node, degree in graph.in_degree() if degree == 0):
         found.update(nx.single_source_shortest_path_length(graph, root))
     return found
-# <<
+
+
+# << prod

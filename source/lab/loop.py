@@ -11,8 +11,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 # >> 02 until prod
-from messages import Message, ToolCallBlock, ToolResultMessage, UserMessage, tool_calls, tool_result
-# <<
+# from messages import Message, ToolCallBlock, ToolResultMessage, UserMessage, tool_calls, tool_result
+# << 02 until prod
 # >> prod
 from messages import (
     Message,
@@ -23,14 +23,15 @@ from messages import (
     tool_calls,
     tool_result,
 )
-# <<
+
+# << prod
 from model import Done, Model, TextDelta, ToolCallEvent
 from tools import Tool, ToolError
 
 MAX_ROUNDS = 10  # model calls per user turn; a model that never stops calling tools is a bug
 # >> prod
 SHOWN_NAME = 80  # at most this much of an unknown tool's name goes into its result
-# <<
+# << prod
 
 
 @dataclass(frozen=True)
@@ -105,15 +106,15 @@ def execute(tools: Mapping[str, Tool], call: ToolCallBlock) -> ToolResultMessage
     tool = tools.get(call["name"])
     if tool is None:
         # >> 02 until prod
-        return tool_result(call, f"unknown tool: {call['name']}", is_error=True)
-        # <<
+        # return tool_result(call, f"unknown tool: {call['name']}", is_error=True)
+        # << 02 until prod
         # >> prod
         # The name is the model's, of any length. Quoted whole, it would be in this result's
         # line twice (toolName, and the text): a 3 Mi-character name, within the reply's
         # bound, made a line over the session line's, and the run ended.
         name = shortened(call["name"], SHOWN_NAME)
         return tool_result(call, f"unknown tool: {name}", is_error=True)
-        # <<
+        # << prod
     try:
         output = tool.run(call["arguments"])
         if not isinstance(output, str):  # a message holds text, and so does the file

@@ -10,21 +10,24 @@ from __future__ import annotations
 # >> prod
 import re
 import unicodedata
-# <<
+
+# << prod
 # >> 03 until 05
-from collections import deque
-# <<
+# from collections import deque
+# << 03 until 05
 # >> 05
 from collections import Counter, deque
-# <<
+
+# << 05
 from collections.abc import Sequence
+
 # >> 02 until prod
-from typing import Any, Literal, TypedDict
-# <<
+# from typing import Any, Literal, TypedDict
+# << 02 until prod
 # >> prod
 from typing import Any, Literal, NotRequired, TypedDict
-# <<
 
+# << prod
 import orjson
 
 
@@ -60,7 +63,7 @@ class Usage(TypedDict, total=False):
     totalTokens: int
 
 
-# <<
+# << prod
 class AssistantMessage(TypedDict):
     """`stopReason` tells the loop whether to go round again: "toolUse" means "run my tools"."""
 
@@ -69,7 +72,7 @@ class AssistantMessage(TypedDict):
     stopReason: StopReason
     # >> prod
     usage: NotRequired[Usage]  # a real model's, when its endpoint gives it
-    # <<
+    # << prod
 
 
 class ToolResultMessage(TypedDict):
@@ -144,7 +147,7 @@ def context_size(messages: Sequence[Message]) -> int:
         return 1 << 62  # over every limit: a compaction summarises them away
 
 
-# <<
+# << 06
 # >> 05
 def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     """The tool calls at the end of the conversation that no toolResult answers.
@@ -171,24 +174,24 @@ def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallBlock]:
     return []
 
 
-# <<
+# << 05
 # >> 03
 # The result a tool call gets, in memory only, when the file holds none: its line was damaged,
 # or the run was killed while the call ran.
 LOST_RESULT = "lost: this tool call's result is not in the session file; it was not run again"
 
 
-# <<
+# << 03
 # >> 03 until prod
-def answered_in_memory(messages: Sequence[Message]) -> list[Message]:
-    """The messages of a path, paired up as a chat API requires, without writing anything.
-
-    A kill between two saves leaves a tool call at the very end without its result, and a
-    path that starts after a damaged line may start with a result whose call was before it. A
-    call without its result gets an error result right after the results it has (the model
-    reads that it was lost, and may ask again); a result without its call is left out.
-    """
-# <<
+# def answered_in_memory(messages: Sequence[Message]) -> list[Message]:
+#     """The messages of a path, paired up as a chat API requires, without writing anything.
+#
+#     A kill between two saves leaves a tool call at the very end without its result, and a
+#     path that starts after a damaged line may start with a result whose call was before it. A
+#     call without its result gets an error result right after the results it has (the model
+#     reads that it was lost, and may ask again); a result without its call is left out.
+#     """
+# << 03 until prod
 # >> prod
 def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) -> list[Message]:
     """The messages of a path, paired up as a chat API requires, without writing anything.
@@ -202,13 +205,11 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
     (`Chat.repair_interrupted_calls`): answered only in memory, they are answered again on
     every resume.
     """
-# <<
-# >> prod
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the
     # whole path (60,000 messages in the benchmark), and a file is data: 30,000 calls in one
     # message must not cost 30,000 squared. One plain loop; calls waiting kept by id.
-# <<
-# >> 03
+    # << prod
+    # >> 03
     paired: list[Message] = []
     waiting: dict[str, deque[ToolCallBlock]] = {}  # the last assistant's calls, by id, unanswered
     for message in messages:
@@ -228,11 +229,11 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
                     waiting.setdefault(block["id"], deque()).append(block)
         paired.append(message)
     # >> 03 until prod
-    if waiting:
-    # <<
+    # if waiting:
+    # << 03 until prod
     # >> prod
     if waiting and at_the_end:
-    # <<
+        # << prod
         paired.extend(_lost(waiting))
     return paired
 
@@ -242,7 +243,7 @@ def _lost(waiting: dict[str, deque[ToolCallBlock]]) -> list[Message]:
     return [tool_result(call, LOST_RESULT, is_error=True) for call in calls]
 
 
-# <<
+# << 03
 # What a chat API answers when tool calls and results do not pair up: OpenAI's words ("preceeding"
 # is theirs). Anthropic's API refuses the same ("`tool_use` ids were found without ...").
 MISSING_RESULTS = (
@@ -255,11 +256,11 @@ RESULT_WITHOUT_CALL = (
 )
 # >> 04
 NOT_A_MESSAGE = "Invalid type for 'messages[{index}]': expected an object, but got {kind} instead."
-# <<
+# << 04
 # >> prod
 SHOWN_IDS = 5  # a file can hold any number of ids, each of any length: the error stays a line
 SHOWN_ID_LENGTH = 40
-# <<
+# << prod
 
 
 def history_problem(messages: Sequence[Message]) -> str | None:
@@ -276,16 +277,16 @@ def history_problem(messages: Sequence[Message]) -> str | None:
         if not isinstance(message, dict):  # what a careless reader can hand over, as JSON says it
             kind = {type(None): "null", str: "a string", list: "an array", bool: "a boolean"}
             return NOT_A_MESSAGE.format(index=index, kind=kind.get(type(message), "a number"))
-        # <<
+        # << 04
         if message["role"] == "toolResult":
             call_id = message["toolCallId"]
             if waiting.get(call_id, 0) == 0:  # no such call, or it has its result already
                 # >> 02 until prod
-                return RESULT_WITHOUT_CALL.format(index=index, id=call_id)
-                # <<
+                # return RESULT_WITHOUT_CALL.format(index=index, id=call_id)
+                # << 02 until prod
                 # >> prod
                 return RESULT_WITHOUT_CALL.format(index=index, id=_shown_id(call_id))
-                # <<
+                # << prod
             waiting[call_id] -= 1
             unanswered -= 1
             continue
@@ -298,14 +299,14 @@ def history_problem(messages: Sequence[Message]) -> str | None:
     if unanswered:
         missing = [call_id for call_id, lacking in waiting.items() if lacking]
         # >> 02 until prod
-        return MISSING_RESULTS.format(ids=", ".join(missing))
-        # <<
+        # return MISSING_RESULTS.format(ids=", ".join(missing))
+        # << 02 until prod
         # >> prod
         shown = ", ".join(_shown_id(call_id) for call_id in missing[:SHOWN_IDS])
         if len(missing) > SHOWN_IDS:
             shown += f" and {len(missing) - SHOWN_IDS} more"
         return MISSING_RESULTS.format(ids=shown)
-        # <<
+        # << prod
     return None
 
 
@@ -340,24 +341,24 @@ def nesting_within(value: object, levels: int) -> bool:
     return True
 
 
-# <<
+# << prod
 # >> 02 until prod
-def preview(message: Message, width: int = 40) -> str:
-    """One short line for tables and graph labels: text on one line, tool calls as name(args)."""
-    parts = [block["text"] for block in message["content"] if block["type"] == "text"]
-    parts += [
-        f"{call['name']}({', '.join(value_text(v) for v in call['arguments'].values())})"
-        for call in tool_calls(message)
-    ]
-    return shortened(" ".join(" ".join(parts).split()), width)  # any run of spaces: one
-
-
-def shortened(text: str, width: int) -> str:
-    """`text` whole if it has at most `width` characters, else cut and ended with "…"."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-# <<
+# def preview(message: Message, width: int = 40) -> str:
+#     """One short line for tables and graph labels: text on one line, tool calls as name(args)."""
+#     parts = [block["text"] for block in message["content"] if block["type"] == "text"]
+#     parts += [
+#         f"{call['name']}({', '.join(value_text(v) for v in call['arguments'].values())})"
+#         for call in tool_calls(message)
+#     ]
+#     return shortened(" ".join(" ".join(parts).split()), width)  # any run of spaces: one
+#
+#
+# def shortened(text: str, width: int) -> str:
+#     """`text` whole if it has at most `width` characters, else cut and ended with "…"."""
+#     return text if len(text) <= width else text[: width - 1] + "…"
+#
+#
+# << 02 until prod
 # >> prod
 def preview(message: Message, width: int = 40) -> str:
     """One short line for tables and graph labels: text on one line, tool calls as name(args).
@@ -415,7 +416,7 @@ def _fitting(text: str, columns: int) -> str:
     return text
 
 
-# <<
+# << prod
 
 
 def value_text(value: object) -> str:
@@ -427,6 +428,8 @@ def value_text(value: object) -> str:
         return orjson.dumps(value).decode()
     except orjson.JSONEncodeError:  # nested deeper than orjson writes (254), an int over 64 bits
         return f"<{type(value).__name__} that cannot be shown as JSON>"
+
+
 # >> prod
 
 
@@ -466,4 +469,4 @@ def _escapes() -> dict[int, str]:
 
 
 _ESCAPES = _escapes()
-# <<
+# << prod

@@ -8,34 +8,39 @@ pieces; so does the scripted one, and the loop cannot tell them apart.
 from __future__ import annotations
 
 import re
+
 # >> prod
 import shlex
 import sys
-# <<
+
+# << prod
 # >> 02 until prod
-from collections.abc import Iterator, Sequence
-# <<
+# from collections.abc import Iterator, Sequence
+# << 02 until prod
 # >> prod
 from collections.abc import Iterator, Mapping, Sequence
-# <<
+
+# << prod
 from dataclasses import dataclass
+
 # >> prod
 from pathlib import Path
-# <<
+
+# << prod
 from typing import Protocol
 
 # >> 02 until 06
-from messages import (
-    AssistantMessage,
-    Message,
-    ToolCallBlock,
-    assistant_message,
-    history_problem,
-    text_of,
-    tool_calls,
-    value_text,
-)
-# <<
+# from messages import (
+#     AssistantMessage,
+#     Message,
+#     ToolCallBlock,
+#     assistant_message,
+#     history_problem,
+#     text_of,
+#     tool_calls,
+#     value_text,
+# )
+# << 02 until 06
 # >> 06
 from messages import (
     AssistantMessage,
@@ -49,7 +54,8 @@ from messages import (
     tool_calls,
     value_text,
 )
-# <<
+
+# << 06
 from tools import Tool
 
 
@@ -84,7 +90,7 @@ class ModelError(Exception):
     `error:` line, and the loop never appends a reply that broke off (it appends `Done` only)."""
 
 
-# <<
+# << prod
 
 
 class HistoryRefused(Exception):
@@ -103,18 +109,20 @@ class Model(Protocol):
     def stream(self, messages: Sequence[Message], tools: Sequence[Tool]) -> Iterator[ModelEvent]:
         """Answer the conversation so far; the last event is always `Done`."""
         ...
+
     # >> 06
 
     def summarize(self, messages: Sequence[Message]) -> str:
         """A summary that can stand in for `messages` from now on (what /compact writes)."""
         ...
-    # <<
+
+    # << 06
 
 
 # An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
 # >> 02 until prod
-_EXPRESSION = re.compile(r"[-+(]*\d[\d\s.+\-*/%()]*")
-# <<
+# _EXPRESSION = re.compile(r"[-+(]*\d[\d\s.+\-*/%()]*")
+# << 02 until prod
 # >> prod
 # Stop here: without the lookbehind this pattern is quadratic. A search tries every start
 # position, and from each one inside a run of 40,000 "-" the prefix [-+(]* scans to the end of
@@ -122,7 +130,7 @@ _EXPRESSION = re.compile(r"[-+(]*\d[\d\s.+\-*/%()]*")
 # lookbehind lets a match start only where a run starts, so each run is scanned once.
 # (Possessive *+ is not enough: it stops backtracking inside one try, not the next try.)
 _EXPRESSION = re.compile(r"(?<![-+(])[-+(]*+\d[\d\s.+\-*/%()]*")
-# <<
+# << prod
 _OPERATOR = re.compile(r"\d\s*[-+*/%]")
 # >> prod
 # What may touch a stretch of arithmetic and leave it a whole expression: a quote before it,
@@ -131,7 +139,7 @@ _OPERATOR = re.compile(r"\d\s*[-+*/%]")
 _OPENING_QUOTES = "\"'“‘«"
 _CLOSING = re.compile(r"[?!,;:\"'”’»]*+(?:\s|\Z)")
 _SHOWN = 60  # at most this much of an unreadable expression is quoted back
-# <<
+# << prod
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 
@@ -149,7 +157,7 @@ class Style:
     failed: str  # {expression} {error}
     # >> prod
     unreadable: str  # {text}
-    # <<
+    # << prod
     recall: str  # {expression} {result}
     no_recall: str
 
@@ -163,7 +171,7 @@ PLAIN = Style(
     failed="I could not calculate {expression}: {error}.",
     # >> prod
     unreadable="I can only calculate plain arithmetic like 12*8; I cannot read {text}.",
-    # <<
+    # << prod
     recall="The last result was {result} ({expression}).",
     no_recall="I have no earlier result in this conversation.",
 )
@@ -177,11 +185,11 @@ TERSE = Style(
     failed="calc failed on {expression}: {error}.",
     # >> prod
     unreadable="Plain arithmetic only (e.g. 12*8); cannot read {text}.",
-    # <<
+    # << prod
     recall="Earlier result: {result} (from {expression}).",
     no_recall="No earlier result in this conversation.",
 )
-# <<
+# << 04
 
 
 class ScriptedModel:
@@ -210,6 +218,7 @@ class ScriptedModel:
         for call in tool_calls(reply):
             yield ToolCallEvent(call)
         yield Done(reply)
+
     # >> 06
 
     def summarize(self, messages: Sequence[Message]) -> str:
@@ -231,7 +240,8 @@ class ScriptedModel:
                 line = f"- {message['toolName']}({expression}) -> {text}"
                 lines.append(shortened(" ".join(line.split()), SUMMARY_WIDTH))  # one line
         return "\n".join(lines[-SUMMARY_LINES:])
-    # <<
+
+    # << 06
 
     def reply(self, messages: Sequence[Message], tool_names: Sequence[str]) -> AssistantMessage:
         """The whole answer at once; `stream` cuts it into events."""
@@ -256,7 +266,7 @@ class ScriptedModel:
             unreadable = _glued_word(text, stretch)
             if unreadable is not None:
                 return assistant_message(style.unreadable.format(text=unreadable))
-            # <<
+            # << prod
             call: ToolCallBlock = {
                 "type": "toolCall",
                 "id": _new_call_id(messages),
@@ -272,15 +282,15 @@ class ScriptedModel:
 
 
 # >> 02 until prod
-def _find_stretch(text: str) -> re.Match[str] | None:
-    """Where the first stretch of arithmetic with an operator in it is (spaces included)."""
-    for match in _EXPRESSION.finditer(text):
-        if _OPERATOR.search(match.group()):
-            return match
-    return None
-
-
-# <<
+# def _find_stretch(text: str) -> re.Match[str] | None:
+#     """Where the first stretch of arithmetic with an operator in it is (spaces included)."""
+#     for match in _EXPRESSION.finditer(text):
+#         if _OPERATOR.search(match.group()):
+#             return match
+#     return None
+#
+#
+# << 02 until prod
 # >> prod
 def _find_stretch(text: str) -> re.Match[str] | None:
     """Where the first stretch of arithmetic with an operator in it is (spaces included).
@@ -299,8 +309,6 @@ def _find_stretch(text: str) -> re.Match[str] | None:
     return None  # not reached: the stretch around the operator is always found
 
 
-# <<
-# >> prod
 def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     """The word the stretch is a piece of ("1e3*2" around "3*2"), or None if the stretch is
     a word of its own: only spaces, a quote before it or sentence punctuation after it touch it.
@@ -325,7 +333,7 @@ def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     return shortened(word, _SHOWN)
 
 
-# <<
+# << prod
 
 
 def _new_call_id(messages: Sequence[Message]) -> str:
@@ -358,8 +366,10 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
         if found := _SUMMARISED_RESULT.findall(summary_in(message) or ""):
             expression, result = found[-1]  # a result a compaction summarised: the newest
             return style.recall.format(expression=expression, result=result)
-        # <<
+        # << 06
     return style.no_recall
+
+
 # >> 06
 
 
@@ -367,7 +377,7 @@ def _recall(messages: Sequence[Message], style: Style) -> str:
 SUMMARY_LINES = 20
 SUMMARY_WIDTH = 80
 _SUMMARISED_RESULT = re.compile(r"^- \w+\((.*)\) -> (.*)$", re.MULTILINE)
-# <<
+# << 06
 
 
 # A word and the spaces around it: joined back, the pieces are the text exactly.
@@ -383,14 +393,14 @@ def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
 
 
 # >> 02 until 04
-MODELS: dict[str, Model] = {"scripted-v1": ScriptedModel("scripted-v1", PLAIN)}
-# <<
+# MODELS: dict[str, Model] = {"scripted-v1": ScriptedModel("scripted-v1", PLAIN)}
+# << 02 until 04
 # >> 04 until prod
-MODELS: dict[str, Model] = {
-    "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
-    "scripted-v2": ScriptedModel("scripted-v2", TERSE),
-}
-# <<
+# MODELS: dict[str, Model] = {
+#     "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
+#     "scripted-v2": ScriptedModel("scripted-v2", TERSE),
+# }
+# << 04 until prod
 # >> prod
 OPENAI_PREFIX = "openai:"  # openai:NAME is model NAME on an OpenAI-compatible endpoint
 # Longer, a name is no model's: an API's model names are a few dozen characters, and a name
@@ -461,5 +471,5 @@ MODELS = Models(
         "scripted-v2": ScriptedModel("scripted-v2", TERSE),
     }
 )
-# <<
+# << prod
 DEFAULT_MODEL = "scripted-v1"

@@ -1,11 +1,16 @@
 # >>file 02
+# >> 02 until prod
+# """Print the loop's events for a person at a terminal, each piece flushed as it streams in: a
+# pipe (or a notebook reading one) sees each line the moment it is complete.
+# """
+# << 02 until prod
+# >> prod
 """Print the loop's events for a person at a terminal, each piece flushed as it streams in: a
 pipe (or a notebook reading one) sees each line the moment it is complete.
-# >> prod
 Everything written goes through `printable`: the text comes from a model, a tool or a file,
 and a terminal must only ever display it.
-# <<
 """
+# << prod
 
 from __future__ import annotations
 
@@ -13,12 +18,14 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from loop import LoopEvent, MessageEnd, ToolResultEvent, TurnEnd
+
 # >> 02 until prod
-from messages import text_of, value_text
-# <<
+# from messages import text_of, value_text
+# << 02 until prod
 # >> prod
 from messages import printable, text_of, value_text  # main.py takes printable from here too
-# <<
+
+# << prod
 from model import TextDelta, ToolCallEvent
 
 ASSISTANT = "assistant> "
@@ -29,7 +36,7 @@ ASSISTANT = "assistant> "
 # can write "\nerror: disk full" and still only produce an indented line inside its answer.
 # Every other line-moving character (\r, \x85, U+2028...) is escaped by `printable`.
 CONTINUATION = " " * len(ASSISTANT)
-# <<
+# << prod
 
 
 def render(events: Iterable[LoopEvent], out: TextIO) -> None:
@@ -37,15 +44,15 @@ def render(events: Iterable[LoopEvent], out: TextIO) -> None:
     in_text = False
     # >> prod
     line_breaks = 0  # newlines of the answer not written yet: trailing ones are dropped
-    # <<
+    # << prod
     for event in events:
         if isinstance(event, TextDelta):
             if not in_text:
                 out.write(ASSISTANT)
                 in_text = True
             # >> 02 until prod
-            out.write(event.text)
-            # <<
+            # out.write(event.text)
+            # << 02 until prod
             # >> prod
             for index, piece in enumerate(event.text.split("\n")):
                 if index > 0:
@@ -55,17 +62,17 @@ def render(events: Iterable[LoopEvent], out: TextIO) -> None:
                         out.write("\n" * line_breaks + CONTINUATION)
                         line_breaks = 0
                     out.write(printable(piece))
-            # <<
+            # << prod
             out.flush()
             continue
         if in_text:  # any other event ends the assistant's text line
             out.write("\n")
             # >> 02 until prod
-            in_text = False
-            # <<
+            # in_text = False
+            # << 02 until prod
             # >> prod
             in_text, line_breaks = False, 0
-            # <<
+            # << prod
         line = describe(event)
         if line is not None:
             out.write(line + "\n")
@@ -74,36 +81,36 @@ def render(events: Iterable[LoopEvent], out: TextIO) -> None:
 
 def describe(event: LoopEvent) -> str | None:
     # >> 02 until prod
-    """The line printed for a non-text event, or None for events that print nothing."""
-    # <<
+    # """The line printed for a non-text event, or None for events that print nothing."""
+    # << 02 until prod
     # >> prod
     """The line printed for a non-text event (one line, printable), or None for events that
     print nothing."""
-    # <<
+    # << prod
     match event:
         case ToolCallEvent(call):
             # >> 02 until prod
-            return f"[tool call] {call['name']} {value_text(call['arguments'])}"
-            # <<
+            # return f"[tool call] {call['name']} {value_text(call['arguments'])}"
+            # << 02 until prod
             # >> prod
             return printable(f"[tool call] {call['name']} {value_text(call['arguments'])}")
-            # <<
+            # << prod
         case ToolResultEvent(result):
             label = "tool error" if result["isError"] else "tool result"
             # >> 02 until prod
-            return f"[{label}] {result['toolName']} -> {text_of(result)}"
-            # <<
+            # return f"[{label}] {result['toolName']} -> {text_of(result)}"
+            # << 02 until prod
             # >> prod
             return printable(f"[{label}] {result['toolName']} -> {text_of(result)}")
-            # <<
+            # << prod
         case TurnEnd(added, total):
             # >> 02 until prod
-            return f"[turn end] {counted(added, 'new message')} in memory ({total} in all)"
-            # <<
+            # return f"[turn end] {counted(added, 'new message')} in memory ({total} in all)"
+            # << 02 until prod
             # >> prod
             # Not "in memory": main.py saved each of them as it finished (saving_each_message).
             return f"[turn end] {counted(added, 'new message')} ({total} in all)"
-            # <<
+            # << prod
         case MessageEnd():
             return None
     return None

@@ -1,23 +1,27 @@
 # >>file 02
 # >> 02 until 03
-"""A session: a header, then one entry per line, each appended as a child of the leaf.
-# <<
+# """A session: a header, then one entry per line, each appended as a child of the leaf.
+#
+# This is the idea; the bytes are session_file.py's, the only module that touches the disk.
+# `Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
+# the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
+# appended to, and created by the first write: a run that says nothing leaves nothing.
+# """
+# << 02 until 03
 # >> 03
 """A session: a header, then a tree of entries, each appended as a child of the leaf.
-# <<
 
 This is the idea; the bytes are session_file.py's, the only module that touches the disk.
 `Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
 the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
 appended to, and created by the first write: a run that says nothing leaves nothing.
-# >> 03
 
 Reading is tolerant: a crash can tear the last line, an editor can add a blank one, a newer
 program can add entry kinds. A line that is not an entry is skipped and counted; an unknown
 kind is kept, its parentId still linking the tree (entry_index.py). `Session.open` rebuilds the
 conversation by walking from the leaf; the folder of sessions is session_folder.py's.
-# <<
 """
+# << 03
 
 from __future__ import annotations
 
@@ -27,46 +31,49 @@ from pathlib import Path
 from typing import Any, cast
 
 # >> 02 until 03
-from entries import Entry, MessageEntry, NotAnEntry, entry_id, parse_entry
-# <<
+# from entries import Entry, MessageEntry, NotAnEntry, entry_id, parse_entry
+# << 02 until 03
 # >> 03 until 04
-from entries import Context, Entry, MessageEntry, build_context
-# <<
+# from entries import Context, Entry, MessageEntry, build_context
+# << 03 until 04
 # >> 04 until 05
-from entries import Context, Entry, MessageEntry, ModelChangeEntry, build_context
-# <<
+# from entries import Context, Entry, MessageEntry, ModelChangeEntry, build_context
+# << 04 until 05
 # >> 05
 from entries import (
     # >> prod
     DAMAGED,
-    # <<
+    # << prod
     BranchEntry,
     # >> 06
     CompactionEntry,
-    # <<
+    # << 06
     Context,
     Entry,
     MessageEntry,
     ModelChangeEntry,
     build_context,
 )
-# <<
+
+# << 05
 # >> 03
 from entry_index import EntryIndex
-# <<
+
+# << 03
 from messages import Message
+
 # >> 02 until 03
-from session_file import (  # the names marked F401 are here for callers: errors, the format
-    SESSION_VERSION,  # noqa: F401
-    SessionError,  # noqa: F401
-    SessionFile,
-    SessionHeader,
-    UnusableSessionFile,
-    encode,
-    new_header,
-    read_lines,
-)
-# <<
+# from session_file import (  # the names marked F401 are here for callers: errors, the format
+#     SESSION_VERSION,  # noqa: F401
+#     SessionError,  # noqa: F401
+#     SessionFile,
+#     SessionHeader,
+#     UnusableSessionFile,
+#     encode,
+#     new_header,
+#     read_lines,
+# )
+# << 02 until 03
 # >> 03
 from session_file import (  # the names marked F401 are here for callers: errors, the format
     SESSION_VERSION,  # noqa: F401
@@ -75,26 +82,28 @@ from session_file import (  # the names marked F401 are here for callers: errors
     SessionHeader,
     # >> prod
     SessionInUse,  # noqa: F401
-    # <<
+    # << prod
     UnusableSessionFile,  # noqa: F401
     encode,
     new_header,
     read_header,  # noqa: F401
     read_lines,
     # >> 06 until prod
-    read_lines_from_the_end,
-    # <<
+    # read_lines_from_the_end,
+    # << 06 until prod
     # >> prod
     where_the_kept_part_starts,
-    # <<
+    # << prod
 )
+
 # >> 03 until prod
-from session_folder import find_latest_session, list_session_files  # noqa: F401
-# <<
+# from session_folder import find_latest_session, list_session_files  # noqa: F401
+# << 03 until prod
 # >> prod
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
-# <<
-# <<
+
+# << prod
+# << 03
 
 
 @dataclass(frozen=True)
@@ -106,12 +115,13 @@ class SessionReading:
     leaf_id: str | None  # where the conversation ends: the file's last usable entry
     # >> 03
     skipped: int  # lines that were blank, not UTF-8, not JSON, too long or not an entry
-    # <<
+    # << 03
 
     @property
     def entries(self) -> list[Entry]:
         """The usable entries in file order (which need not be the conversation's order)."""
         return list(self.by_id.values())
+
 
 # >> 03
 
@@ -123,7 +133,9 @@ class Resumed:
     session: Session
     context: Context  # the conversation on the path from the leaf
     skipped: int  # damaged lines passed over
-# <<
+
+
+# << 03
 
 
 class Session:
@@ -133,19 +145,19 @@ class Session:
         self.file = file
         self.header = header
         # >> 02 until 03
-        self.entries: dict[str, Entry] = {}  # by id: what this run wrote
-        # <<
+        # self.entries: dict[str, Entry] = {}  # by id: what this run wrote
+        # << 02 until 03
         # >> 03 until prod
-        self.entries = EntryIndex()  # by id: what the file held, and what this run wrote
-        # <<
+        # self.entries = EntryIndex()  # by id: what the file held, and what this run wrote
+        # << 03 until prod
         # >> prod
         self.entries = EntryIndex()  # by id, each parsed the first time it is used
-        # <<
+        # << prod
         self.leaf_id: str | None = None  # the entry the next one hangs under
         self.written = 0  # entries this run appended, of every kind
         # >> 06
         self.read_whole = True  # False while a resume has left the start of the file unread
-        # <<
+        # << 06
 
     @classmethod
     def create(
@@ -158,74 +170,91 @@ class Session:
         # >> prod
         lock: bool = False,
         fsync: bool = False,
-        # <<
+        # << prod
     ) -> Session:
         """A new session in `directory/<session_id>.jsonl`, written by its first entry: a run that
         saves nothing leaves no empty session behind."""
         header = new_header(session_id, created_at, cwd)
         path = Path(directory) / f"{session_id}.jsonl"
         # >> 02 until prod
-        return cls(SessionFile(path, header, exists=False), header)
-        # <<
+        # return cls(SessionFile(path, header, exists=False), header)
+        # << 02 until prod
         # >> prod
         return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
-        # <<
+        # << prod
+
     # >> 03
 
     @classmethod
     # >> 03 until prod
-    def open(cls, path: Path | str) -> Resumed:
-    # <<
+    # def open(cls, path: Path | str) -> Resumed:
+    # << 03 until prod
     # >> prod
     def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
-    # <<
+        # << prod
+        # >> 03 until 06
+        # """Open an existing session to append to it, and rebuild its conversation: the path
+        # from the leaf (the last usable entry), whatever the lines around it say. Nothing is
+        # re-run: tool results are messages in the file, so the history comes back as it was.
+        # """
+        # << 03 until 06
+        # >> 06 until prod
+        # """Open an existing session to append to it, and rebuild its conversation: the path
+        # from the leaf (the last usable entry), whatever the lines around it say. Nothing is
+        # re-run: tool results are messages in the file, so the history comes back as it was.
+        #
+        # The file is read from its end, and only as far back as the walk from the leaf goes: a
+        # parent is always written before its child. With a compaction on the path, the walk
+        # ends at its first kept entry, and the lines before are never read. New ids stay
+        # unique all the same: each id the lab writes is one past the largest in the file, so
+        # ids grow along the file, and the largest is in the part read.
+        # """
+        # << 06 until prod
+        # >> prod
         """Open an existing session to append to it, and rebuild its conversation: the path
         from the leaf (the last usable entry), whatever the lines around it say. Nothing is
         re-run: tool results are messages in the file, so the history comes back as it was.
-        # >> 06
 
         The file is read from its end, and only as far back as the walk from the leaf goes: a
         parent is always written before its child. With a compaction on the path, the walk
         ends at its first kept entry, and the lines before are never read. New ids stay
         unique all the same: each id the lab writes is one past the largest in the file, so
         ids grow along the file, and the largest is in the part read.
-        # <<
-        # >> prod
 
         Stop here: with `lock`, the file is locked before it is read, until `close`
         (SessionInUse if another run holds it). The lock is what keeps the leaf and the next
         id read here true; without it, a second run reads the same leaf, writes the same id.
-        # <<
         """
+        # << prod
         # >> 03 until 06
-        lines = read_lines(Path(path))
-        session = cls(SessionFile(Path(path), None, exists=True), lines.header)
-        for line in lines.lines:
-            session.entries.add_line(line)
-        session.leaf_id = session.entries.last_usable()  # where the conversation ends
-        context = build_context(session.entries, session.leaf_id)
-        return Resumed(session, context, session.entries.damaged)
-        # <<
+        # lines = read_lines(Path(path))
+        # session = cls(SessionFile(Path(path), None, exists=True), lines.header)
+        # for line in lines.lines:
+        #     session.entries.add_line(line)
+        # session.leaf_id = session.entries.last_usable()  # where the conversation ends
+        # context = build_context(session.entries, session.leaf_id)
+        # return Resumed(session, context, session.entries.damaged)
+        # << 03 until 06
         # >> 06 until prod
-        tail = read_lines_from_the_end(Path(path))
-        session = cls(SessionFile(Path(path), None, exists=True), tail.header)
-        session.read_whole = False  # an index read from the end is not in file order
-        context = build_context(session.entries, None)
-        for block in tail.blocks:  # the end of the file first
-            for line in reversed(block):
-                session.entries.add_line(line)
-            session.leaf_id = next(iter(session.entries), None)  # the last usable line
-            context = build_context(session.entries, session.leaf_id)
-            if session.leaf_id is not None and context.chain_break is None:  # Stop here:
-                # the walk from the leaf is whole, so no earlier line can change it.
-                tail.blocks.close()  # and the file with it
-                break
-        if session.entries.repeats:  # of two lines with one id, the first counts: the leaf may
-            session.read_all()  # be the repeat, and only the whole file in order tells
-            session.leaf_id = session.entries.last_usable()
-            context = build_context(session.entries, session.leaf_id)
-        return Resumed(session, context, session.entries.damaged)
-        # <<
+        # tail = read_lines_from_the_end(Path(path))
+        # session = cls(SessionFile(Path(path), None, exists=True), tail.header)
+        # session.read_whole = False  # an index read from the end is not in file order
+        # context = build_context(session.entries, None)
+        # for block in tail.blocks:  # the end of the file first
+        #     for line in reversed(block):
+        #         session.entries.add_line(line)
+        #     session.leaf_id = next(iter(session.entries), None)  # the last usable line
+        #     context = build_context(session.entries, session.leaf_id)
+        #     if session.leaf_id is not None and context.chain_break is None:  # Stop here:
+        #         # the walk from the leaf is whole, so no earlier line can change it.
+        #         tail.blocks.close()  # and the file with it
+        #         break
+        # if session.entries.repeats:  # of two lines with one id, the first counts: the leaf may
+        #     session.read_all()  # be the repeat, and only the whole file in order tells
+        #     session.leaf_id = session.entries.last_usable()
+        #     context = build_context(session.entries, session.leaf_id)
+        # return Resumed(session, context, session.entries.damaged)
+        # << 06 until prod
         # >> prod
         file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
         try:
@@ -248,8 +277,9 @@ class Session:
             file.close()
             raise
         return Resumed(session, context, session.entries.damaged)
-        # <<
-    # <<
+        # << prod
+
+    # << 03
 
     @property
     def path(self) -> Path:
@@ -259,6 +289,7 @@ class Session:
     def exists(self) -> bool:
         """False until the first write creates the file."""
         return self.file.exists
+
     # >> prod
 
     @property
@@ -268,7 +299,8 @@ class Session:
     def close(self) -> None:
         """Let go of the lock, if held."""
         self.file.close()
-    # <<
+
+    # << prod
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
         """Append an entry of `kind` as a child of the leaf, then advance the leaf: the one way
@@ -279,27 +311,27 @@ class Session:
         # only the runs that take it). Its lines are indexed first, so that their ids are taken.
         for batch in self.file.lines_added():
             self.entries.add_lines(batch)
-        # <<
+        # << prod
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
         # >> 02 until 03
-        new_id = entry_id(len(self.entries) + 1)  # this run wrote every entry of the file
-        # <<
+        # new_id = entry_id(len(self.entries) + 1)  # this run wrote every entry of the file
+        # << 02 until 03
         # >> prod
         if kind == DAMAGED:  # the reader's stand-in for a line it could not use, never written
             raise ValueError(f"append_entry never writes a {DAMAGED!r} entry: it holds nothing")
-        # <<
+        # << prod
         # >> 03
         new_id = self.entries.new_id()  # one no line of the file has
-        # <<
+        # << 03
         entry: Entry = {"type": kind, "id": new_id, "parentId": self.leaf_id, **fields}
         # >> 02 until prod
-        # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
-        # <<
+        # # Stop here: orjson escapes newlines inside strings, so an entry is always one line.
+        # << 02 until prod
         # >> prod
         # Stop here: orjson escapes newlines inside strings, so an entry is always one line. Its
         # key order (type, id first) lets `EntryIndex` index the line without parsing it.
-        # <<
+        # << prod
         self.file.append(encode(self.path, entry))
         self.written += 1
         self.entries[entry["id"]] = entry
@@ -309,12 +341,14 @@ class Session:
     def append_message(self, message: Message) -> MessageEntry:
         """Append `message` as a child of the leaf, then advance the leaf."""
         return cast(MessageEntry, self.append_entry("message", {"message": message}))
+
     # >> 04
 
     def append_model_change(self, model: str) -> ModelChangeEntry:
         """Record a switch to `model` as a child of the leaf, then advance the leaf."""
         return cast(ModelChangeEntry, self.append_entry("model_change", {"model": model}))
-    # <<
+
+    # << 04
     # >> 05
 
     def append_branch(self, target_id: str) -> BranchEntry:
@@ -333,7 +367,8 @@ class Session:
             if self.leaf_id == target_id:
                 self.leaf_id = moved_from
             raise
-    # <<
+
+    # << 05
     # >> 06
 
     def append_compaction(self, summary: str, first_kept_id: str | None) -> CompactionEntry:
@@ -349,16 +384,17 @@ class Session:
             return
         entries = EntryIndex()
         # >> 06 until prod
-        for line in read_lines(self.path).lines:
-            entries.add_line(line)
-        # <<
+        # for line in read_lines(self.path).lines:
+        #     entries.add_line(line)
+        # << 06 until prod
         # >> prod
         with self.file.reading() as lines:  # from the start, and up to whatever is there now
             for batch in lines.batches:
                 entries.add_lines(batch)
-        # <<
+        # << prod
         self.entries, self.read_whole = entries, True
-    # <<
+
+    # << 06
 
 
 def persist_new_messages(session: Session, messages: Sequence[Message], persisted: int) -> int:
@@ -373,37 +409,37 @@ def persist_new_messages(session: Session, messages: Sequence[Message], persiste
 
 def read_session(path: Path | str) -> SessionReading:
     # >> 02 until 03
-    """Read a whole session file strictly: a line that is not an entry refuses the file,
-    naming the line and the reason (step 03 makes reading tolerant). Never writes."""
-    by_id: dict[str, Entry] = {}
-    lines = read_lines(Path(path))
-    for number, line in enumerate(lines.lines, start=2):  # line 1 is the header
-        try:
-            entry = parse_entry(line)
-        except NotAnEntry as damage:
-            raise UnusableSessionFile(Path(path), f"line {number}: {damage}") from None
-        if entry["id"] in by_id:
-            raise UnusableSessionFile(
-                Path(path), f"line {number}: the id {entry['id']} is already taken"
-            )
-        by_id[entry["id"]] = entry
-    return SessionReading(lines.header, by_id, next(reversed(by_id), None))
-    # <<
+    # """Read a whole session file strictly: a line that is not an entry refuses the file,
+    # naming the line and the reason (step 03 makes reading tolerant). Never writes."""
+    # by_id: dict[str, Entry] = {}
+    # lines = read_lines(Path(path))
+    # for number, line in enumerate(lines.lines, start=2):  # line 1 is the header
+    #     try:
+    #         entry = parse_entry(line)
+    #     except NotAnEntry as damage:
+    #         raise UnusableSessionFile(Path(path), f"line {number}: {damage}") from None
+    #     if entry["id"] in by_id:
+    #         raise UnusableSessionFile(
+    #             Path(path), f"line {number}: the id {entry['id']} is already taken"
+    #         )
+    #     by_id[entry["id"]] = entry
+    # return SessionReading(lines.header, by_id, next(reversed(by_id), None))
+    # << 02 until 03
     # >> 03
     """Read a whole session file, skipping and counting what is not an entry. Refuses only a
     file that cannot be a session (UnusableSessionFile). Never writes."""
     entries = EntryIndex()
     # >> 03 until prod
-    lines = read_lines(Path(path))
-    for line in lines.lines:
-        entries.add_line(line)
-    by_id = dict(entries)
-    # <<
+    # lines = read_lines(Path(path))
+    # for line in lines.lines:
+    #     entries.add_line(line)
+    # by_id = dict(entries)
+    # << 03 until prod
     # >> prod
     with read_lines(Path(path)) as lines:
         for batch in lines.batches:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry
-    # <<
+    # << prod
     return SessionReading(lines.header, by_id, entries.last_usable(), entries.damaged)
-    # <<
+    # << 03

@@ -1,4 +1,28 @@
 # >>file 02
+# >> 02 until 03
+# """The session file as bytes: the only module that touches the disk.
+#
+# What a line *means* is entries.py's and session.py's business; this module knows the file as
+# a header line and then lines that each end in `\\n`, and keeps every promise about its bytes:
+#
+# - The first append creates the file, header first, and never overwrites one (O_EXCL).
+# - The file is private: only its owner may read it (0600), and a folder made for it (0700).
+# - A line is appended whole, in one write, at the end of the file (O_APPEND).
+# """
+# << 02 until 03
+# >> 03 until prod
+# """The session file as bytes: the only module that touches the disk.
+#
+# What a line *means* is entries.py's and session.py's business; this module knows the file as
+# a header line and then lines that each end in `\\n`, and keeps every promise about its bytes:
+#
+# - The first append creates the file, header first, and never overwrites one (O_EXCL).
+# - The file is private: only its owner may read it (0600), and a folder made for it (0700).
+# - A line is appended whole, in one write, at the end of the file (O_APPEND).
+# - A line goes after a `\\n` of its own if the file ends in a fragment (a crash, a full disk).
+# """
+# << 03 until prod
+# >> prod
 """The session file as bytes: the only module that touches the disk.
 
 What a line *means* is entries.py's and session.py's business; this module knows the file as
@@ -7,10 +31,7 @@ a header line and then lines that each end in `\\n`, and keeps every promise abo
 - The first append creates the file, header first, and never overwrites one (O_EXCL).
 - The file is private: only its owner may read it (0600), and a folder made for it (0700).
 - A line is appended whole, in one write, at the end of the file (O_APPEND).
-# >> 03
 - A line goes after a `\\n` of its own if the file ends in a fragment (a crash, a full disk).
-# <<
-# >> prod
 - A file replaced or cut short during the run is refused, never written to in its place.
 - Every line is read in bounded memory, however long the lines of the file are.
 - A writer can hold an advisory lock on its file, and can ask the disk to keep each line.
@@ -18,8 +39,8 @@ a header line and then lines that each end in `\\n`, and keeps every promise abo
 The production step switches on what a real agent needs, in a line: `lock=True` (two runs
 can then continue one session), `fsync=True` with `--fsync`. The crash lab runs the faults
 each defence answers.
-# <<
 """
+# << prod
 
 from __future__ import annotations
 
@@ -28,39 +49,45 @@ import errno
 import fcntl
 import gc
 import json
-# <<
+
+# << prod
 import os
+
 # >> prod
 import re
 import stat
-# <<
+
+# << prod
 # >> 02 until 06
-from collections.abc import Mapping
-# <<
+# from collections.abc import Mapping
+# << 02 until 06
 # >> 06 until prod
-from collections.abc import Generator, Mapping
-# <<
+# from collections.abc import Generator, Mapping
+# << 06 until prod
 # >> prod
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-# <<
+
+# << prod
 from dataclasses import dataclass
 from pathlib import Path
+
 # >> 02 until 06
-from typing import Any, Literal, TypedDict, cast
-# <<
+# from typing import Any, Literal, TypedDict, cast
+# << 02 until 06
 # >> 06 until prod
-from typing import Any, BinaryIO, Literal, TypedDict, cast
-# <<
+# from typing import Any, BinaryIO, Literal, TypedDict, cast
+# << 06 until prod
 # >> prod
 from typing import Any, BinaryIO, Literal, TypedDict, cast
-# <<
 
+# << prod
 import orjson
-# >> prod
 
+# >> prod
 from messages import shortened
-# <<
+
+# << prod
 
 SESSION_VERSION = 1
 # >> prod
@@ -71,7 +98,7 @@ MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first 
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 _READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
 _HEAD_BYTES = 4096  # what is kept of a line too long to read: where the writer puts the id
-# <<
+# << prod
 # Stop here: a session holds everything said, tool output and pasted secrets included. Only its
 # owner may read it, whatever the umask, and only its owner may list the folder made for it.
 PRIVATE_FILE = 0o600
@@ -112,7 +139,7 @@ class SessionInUse(SessionError):
         self.path = path
 
 
-# <<
+# << prod
 
 
 def new_header(session_id: str, created_at: str, cwd: str) -> SessionHeader:
@@ -137,14 +164,14 @@ class SessionFile:
     """The file a run appends to. Created by its first append, unless it exists already."""
 
     # >> 02 until prod
-    def __init__(self, path: Path, header: SessionHeader | None, *, exists: bool) -> None:
-        self.path = path
-        self.exists = exists  # False until the first append creates the file
-        # Written by the append that creates the file, as it is then: a field set on the header
-        # before the first save (a fork's parent, say) is written with it.
-        self._header = header
-
-    # <<
+    # def __init__(self, path: Path, header: SessionHeader | None, *, exists: bool) -> None:
+    #     self.path = path
+    #     self.exists = exists  # False until the first append creates the file
+    #     # Written by the append that creates the file, as it is then: a field set on the header
+    #     # before the first save (a fork's parent, say) is written with it.
+    #     self._header = header
+    #
+    # << 02 until prod
     # >> prod
     def __init__(
         self, path: Path, header: SessionHeader | None, *, exists: bool, fsync: bool
@@ -213,7 +240,7 @@ class SessionFile:
             _unlock(self._lock_fd)
             self._lock_fd = None
 
-    # <<
+    # << prod
     def append(self, line: bytes) -> None:
         """Append one whole line (it ends in `\\n`); the first append writes the header first."""
         # >> prod
@@ -222,7 +249,7 @@ class SessionFile:
                 f"cannot write {self.path}: an entry of {len(line):,} bytes is over the "
                 f"{MAX_ENTRY_BYTES:,}-byte limit a reader accepts"
             )
-        # <<
+        # << prod
         flags = _APPEND_FLAGS
         creating = not self.exists
         if creating:  # the first write creates the file, header first
@@ -243,18 +270,18 @@ class SessionFile:
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         # >> prod
         written = False
-        # <<
+        # << prod
         try:
             if creating:
                 os.fchmod(fd, PRIVATE_FILE)  # the umask may have taken more away than asked
             # >> prod
             if creating and self._lock_on_create:  # locked before its first byte is written
                 self._lock_fd = _lock(self.path, fd)
-            # <<
+            # << prod
             # >> 03
             if not creating:
                 line = self._after_the_last_line(fd, line)
-            # <<
+            # << 03
             _write_all(fd, line)
             # >> prod
             found = os.fstat(fd)
@@ -264,7 +291,7 @@ class SessionFile:
                 os.fsync(fd)  # the kernel has the line; now wait until the disk has it
                 if creating:
                     _fsync_folder(self.path.parent)  # and the file's name, in its folder
-            # <<
+            # << prod
         except OSError as error:
             # >> prod
             if written:  # the file holds the line; the disk did not confirm it
@@ -276,17 +303,18 @@ class SessionFile:
             # next write finds it at the file's end, and ends it before its own line.
             if creating:
                 self._remove_unfinished(fd, len(line))
-            # <<
+            # << prod
             raise SessionError(f"cannot write {self.path}: {error.strerror}") from None
         # >> prod
         except SessionError:  # the lock refused (a folder whose filesystem has no flock)
             if creating:
                 self._remove_unfinished(fd, len(line))
             raise
-        # <<
+        # << prod
         finally:
             os.close(fd)
         self.exists = True
+
     # >> prod
 
     def _remove_unfinished(self, fd: int, meant: int) -> None:
@@ -304,22 +332,23 @@ class SessionFile:
                 if self._lock_fd is not None:
                     self.close()
                 self._file, self._size = None, 0
-    # <<
+
+    # << prod
     # >> 03 until prod
-
-    def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
-        """`line`, with a `\\n` first if the file does not end in one now.
-
-        Stop here: what the file ends in is read from the file, at the moment of writing, not
-        remembered from the open or from this run's last write: a write of this run may have
-        been cut short, and another run may have appended since and been killed halfway
-        through a line. Gluing onto a fragment would cost this entry.
-        """
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":  # a fragment: end it, keep it, move on
-            return b"\n" + line
-        return line
-    # <<
+    #
+    # def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
+    #     """`line`, with a `\\n` first if the file does not end in one now.
+    #
+    #     Stop here: what the file ends in is read from the file, at the moment of writing, not
+    #     remembered from the open or from this run's last write: a write of this run may have
+    #     been cut short, and another run may have appended since and been killed halfway
+    #     through a line. Gluing onto a fragment would cost this entry.
+    #     """
+    #     size = os.fstat(fd).st_size
+    #     if size and os.pread(fd, 1, size - 1) != b"\n":  # a fragment: end it, keep it, move on
+    #         return b"\n" + line
+    #     return line
+    # << 03 until prod
     # >> prod
 
     def _after_the_last_line(self, fd: int, line: bytes) -> bytes:
@@ -364,102 +393,103 @@ class SessionFile:
             file.seek(self._size)
             yield from _line_batches(self.path, file)
             self._size = file.tell()
-    # <<
+
+    # << prod
 
 
 # --- Reading ---------------------------------------------------------------------------------
 
 
 # >> 02 until prod
-@dataclass(frozen=True)
-class FileLines:
-    """A session file as read: its header, checked, and every line after it (no `\\n`)."""
-
-    header: SessionHeader
-    lines: list[bytes]
-
-
-def read_lines(path: Path) -> FileLines:
-    """Read `path` as a session: a file whose first line is a header this program reads
-    (UnusableSessionFile otherwise). Never writes."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    # Stop here: split on b"\n" and nothing else. str.splitlines() would also split on \x85,
-    # U+2028 and U+2029, which JSON leaves unescaped in strings: one message, two broken lines.
-    first, *lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()  # what follows the last line's \n: no line at all
-    return FileLines(_parse_header(path, first), lines)
+# @dataclass(frozen=True)
+# class FileLines:
+#     """A session file as read: its header, checked, and every line after it (no `\\n`)."""
+#
+#     header: SessionHeader
+#     lines: list[bytes]
+#
+#
+# def read_lines(path: Path) -> FileLines:
+#     """Read `path` as a session: a file whose first line is a header this program reads
+#     (UnusableSessionFile otherwise). Never writes."""
+#     try:
+#         data = path.read_bytes()
+#     except OSError as error:
+#         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+#     # Stop here: split on b"\n" and nothing else. str.splitlines() would also split on \x85,
+#     # U+2028 and U+2029, which JSON leaves unescaped in strings: one message, two broken lines.
+#     first, *lines = data.split(b"\n")
+#     if lines and not lines[-1]:
+#         lines.pop()  # what follows the last line's \n: no line at all
+#     return FileLines(_parse_header(path, first), lines)
 # >> 03
-
-
-def read_header(path: Path) -> SessionHeader:
-    """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
-    # >> 03 until 06
-    return read_lines(path).header
-    # <<
-    # >> 06
-    try:  # its first line alone: --continue must not read what a resume from the end skips
-        with path.open("rb") as file:
-            return _parse_header(path, file.readline().removesuffix(b"\n"))
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    # <<
-# <<
+#
+#
+# def read_header(path: Path) -> SessionHeader:
+#     """Enough of a file to tell whether it can be a session (UnusableSessionFile if not)."""
+# >> 03 until 06
+#     return read_lines(path).header
+# << 03 until 06
 # >> 06
-
-
-@dataclass(frozen=True)
-class LinesFromTheEnd:
-    """A session file's header, checked, and its other lines in blocks: the block at the end
-    of the file first, each block's lines in file order. The file is read only as far back as
-    blocks are taken."""
-
-    header: SessionHeader
-    blocks: Generator[list[bytes], None, None]  # close() it to stop reading early
-
-
-def read_lines_from_the_end(path: Path) -> LinesFromTheEnd:
-    """Read `path` as a session, from its end (UnusableSessionFile if it cannot be one)."""
-    try:
-        file = path.open("rb")
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    first = file.readline()
-    try:
-        header = _parse_header(path, first.removesuffix(b"\n"))
-    except UnusableSessionFile:
-        file.close()
-        raise
-    return LinesFromTheEnd(header, _blocks_from_the_end(file, start=len(first)))
-
-
-FIRST_BLOCK = 1 << 20  # bytes: a megabyte holds the last turns of most sessions
-
-
-def _blocks_from_the_end(file: BinaryIO, start: int) -> Generator[list[bytes], None, None]:
-    """The lines after `start`, a block at a time from the end, each block twice the last: a
-    short read when little is needed, few blocks when all of it is."""
-    with file:
-        end, size, carried = file.seek(0, os.SEEK_END), FIRST_BLOCK, b""
-        while end > start:
-            begin = max(start, end - size)
-            file.seek(begin)
-            data = file.read(end - begin) + carried
-            end, size = begin, size * 2
-            if begin > start:  # Stop here: the first line may have begun in the block before.
-                cut = data.find(b"\n") + 1 or len(data)
-                carried, data = data[:cut], data[cut:]  # it goes back with that block, whole
-            lines = data.split(b"\n")
-            if not lines[-1]:
-                lines.pop()  # what follows the last line's \n: no line at all
-            yield lines
-# <<
-
-
-# <<
+#     try:  # its first line alone: --continue must not read what a resume from the end skips
+#         with path.open("rb") as file:
+#             return _parse_header(path, file.readline().removesuffix(b"\n"))
+#     except OSError as error:
+#         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+# << 06
+# << 03
+# >> 06
+#
+#
+# @dataclass(frozen=True)
+# class LinesFromTheEnd:
+#     """A session file's header, checked, and its other lines in blocks: the block at the end
+#     of the file first, each block's lines in file order. The file is read only as far back as
+#     blocks are taken."""
+#
+#     header: SessionHeader
+#     blocks: Generator[list[bytes], None, None]  # close() it to stop reading early
+#
+#
+# def read_lines_from_the_end(path: Path) -> LinesFromTheEnd:
+#     """Read `path` as a session, from its end (UnusableSessionFile if it cannot be one)."""
+#     try:
+#         file = path.open("rb")
+#     except OSError as error:
+#         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+#     first = file.readline()
+#     try:
+#         header = _parse_header(path, first.removesuffix(b"\n"))
+#     except UnusableSessionFile:
+#         file.close()
+#         raise
+#     return LinesFromTheEnd(header, _blocks_from_the_end(file, start=len(first)))
+#
+#
+# FIRST_BLOCK = 1 << 20  # bytes: a megabyte holds the last turns of most sessions
+#
+#
+# def _blocks_from_the_end(file: BinaryIO, start: int) -> Generator[list[bytes], None, None]:
+#     """The lines after `start`, a block at a time from the end, each block twice the last: a
+#     short read when little is needed, few blocks when all of it is."""
+#     with file:
+#         end, size, carried = file.seek(0, os.SEEK_END), FIRST_BLOCK, b""
+#         while end > start:
+#             begin = max(start, end - size)
+#             file.seek(begin)
+#             data = file.read(end - begin) + carried
+#             end, size = begin, size * 2
+#             if begin > start:  # Stop here: the first line may have begun in the block before.
+#                 cut = data.find(b"\n") + 1 or len(data)
+#                 carried, data = data[:cut], data[cut:]  # it goes back with that block, whole
+#             lines = data.split(b"\n")
+#             if not lines[-1]:
+#                 lines.pop()  # what follows the last line's \n: no line at all
+#             yield lines
+# << 06
+#
+#
+# << 02 until prod
 # >> prod
 @dataclass(frozen=True)
 class TooLong:
@@ -557,30 +587,30 @@ def _last(file: BinaryIO, needle: bytes, end: int) -> int | None:
     return None
 
 
-# <<
+# << prod
 # >> 03 until prod
-def list_session_files(directory: Path | str) -> list[Path]:
-    """Every `*.jsonl` name in `directory`, most recently modified first: usable or not (that
-    takes opening them; the caller names each one it passes over). A missing folder has none."""
-    try:
-        names = [path for path in Path(directory).iterdir() if path.name.endswith(".jsonl")]
-    except FileNotFoundError:
-        return []
-    except OSError as error:
-        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
-    # Two files with the same time go by name: session ids sort by creation time.
-    return sorted(names, key=lambda path: (_modified_ns(path), path.name), reverse=True)
-
-
-def _modified_ns(path: Path) -> int:
-    """When a file was last written; 0 if its time cannot be read (a dangling link)."""
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        return 0
-
-
-# <<
+# def list_session_files(directory: Path | str) -> list[Path]:
+#     """Every `*.jsonl` name in `directory`, most recently modified first: usable or not (that
+#     takes opening them; the caller names each one it passes over). A missing folder has none."""
+#     try:
+#         names = [path for path in Path(directory).iterdir() if path.name.endswith(".jsonl")]
+#     except FileNotFoundError:
+#         return []
+#     except OSError as error:
+#         raise SessionError(f"cannot list {directory}: {error.strerror}") from None
+#     # Two files with the same time go by name: session ids sort by creation time.
+#     return sorted(names, key=lambda path: (_modified_ns(path), path.name), reverse=True)
+#
+#
+# def _modified_ns(path: Path) -> int:
+#     """When a file was last written; 0 if its time cannot be read (a dangling link)."""
+#     try:
+#         return path.stat().st_mtime_ns
+#     except OSError:
+#         return 0
+#
+#
+# << 03 until prod
 # >> prod
 def list_session_files(directory: Path | str) -> list[Path]:
     """Every `*.jsonl` name in `directory`, most recently modified first.
@@ -614,8 +644,6 @@ def _modified_ns(path: Path) -> int:
             return 0
 
 
-# <<
-# >> prod
 def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:
     """The lines left in `file`, a chunk's worth at a time, split on b"\\n" only (without
     it), each at most MAX_ENTRY_BYTES long. A longer line comes out as TooLong: it is read past
@@ -697,42 +725,42 @@ def _read_first_line(path: Path, file: BinaryIO) -> bytes:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
 
 
-# <<
+# << prod
 # >> 02 until prod
-def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
-    if not first_line:
-        raise UnusableSessionFile(path, "not a session (empty file)")
-    record = parse_json(first_line)
-    if not isinstance(record, dict) or record.get("type") != "header":
-        raise UnusableSessionFile(path, "not a session (no header line)")
-    if "version" not in record:
-        raise UnusableSessionFile(path, "not a session (the header has no version)")
-    version = record["version"]
-    if type(version) is not int:  # 1.0, true and "1" are not the integer 1
-        shown = orjson.dumps(version).decode()
-        raise UnusableSessionFile(
-            path, f"not a session (the header's version {shown} is not an integer)"
-        )
-    if version != SESSION_VERSION:
-        raise UnusableSessionFile(
-            path, f"unsupported version {version} (this program reads version {SESSION_VERSION})"
-        )
-    for field in ("id", "createdAt", "cwd"):
-        if not isinstance(record.get(field), str):
-            raise UnusableSessionFile(path, f"not a session (the header's {field} is not a string)")
-    return cast(SessionHeader, record)
-
-
-def parse_json(line: bytes) -> Any:
-    """The JSON value on one line, or None if it is not JSON (torn, garbage, not UTF-8). A
-    trailing \\r (a CRLF file) is JSON whitespace: such a line still reads."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-
-
-# <<
+# def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
+#     if not first_line:
+#         raise UnusableSessionFile(path, "not a session (empty file)")
+#     record = parse_json(first_line)
+#     if not isinstance(record, dict) or record.get("type") != "header":
+#         raise UnusableSessionFile(path, "not a session (no header line)")
+#     if "version" not in record:
+#         raise UnusableSessionFile(path, "not a session (the header has no version)")
+#     version = record["version"]
+#     if type(version) is not int:  # 1.0, true and "1" are not the integer 1
+#         shown = orjson.dumps(version).decode()
+#         raise UnusableSessionFile(
+#             path, f"not a session (the header's version {shown} is not an integer)"
+#         )
+#     if version != SESSION_VERSION:
+#         raise UnusableSessionFile(
+#             path, f"unsupported version {version} (this program reads version {SESSION_VERSION})"
+#         )
+#     for field in ("id", "createdAt", "cwd"):
+#         if not isinstance(record.get(field), str):
+#             raise UnusableSessionFile(path, f"not a session (the header's {field} is not a string)")
+#     return cast(SessionHeader, record)
+#
+#
+# def parse_json(line: bytes) -> Any:
+#     """The JSON value on one line, or None if it is not JSON (torn, garbage, not UTF-8). A
+#     trailing \\r (a CRLF file) is JSON whitespace: such a line still reads."""
+#     try:
+#         return orjson.loads(line)
+#     except orjson.JSONDecodeError:
+#         return None
+#
+#
+# << 02 until prod
 # >> prod
 def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
     first_line = first_line.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
@@ -845,7 +873,7 @@ def _as_written(line: bytes, field: str, value: object) -> str:
     return shortened(orjson.dumps(value).decode(), 40)
 
 
-# <<
+# << prod
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -868,12 +896,12 @@ def _make_folder(folder: Path) -> None:
 
 
 # >> 02 until 03
-_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
-# <<
+# _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+# << 02 until 03
 # >> 03 until prod
-# Read and write: the writer reads the file's last byte before each line.
-_APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
-# <<
+# # Read and write: the writer reads the file's last byte before each line.
+# _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
+# << 03 until prod
 # >> prod
 def _fsync_folder(folder: Path) -> None:
     """A new file's name lives in its folder: until the folder is synced, a power loss can
@@ -980,4 +1008,6 @@ def _check_creatable(path: Path) -> None:
         only_the_file = len(missing) == 1 and os.path.isdir(folder)
         where = "session file in" if only_the_file else "session folder"
         raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None
-# <<
+
+
+# << prod

@@ -1,13 +1,20 @@
 # >>file 02
+# >> 02 until prod
+# """The terminal: what the user types, what the program prints.
+#
+# None of it is about sessions: what is typed reaches the program a line at a time, whatever bytes
+# it holds (not UTF-8, a character the terminal cannot show), and costs at most one line of output.
+# """
+# << 02 until prod
+# >> prod
 """The terminal: what the user types, what the program prints.
 
 None of it is about sessions: what is typed reaches the program a line at a time, whatever bytes
 it holds (not UTF-8, a character the terminal cannot show), and costs at most one line of output.
-# >> prod
 Whatever the terminal does (a closed pipe, a line of 2 GB, a terminal that went away) costs at
 most one line of output and never a saved message.
-# <<
 """
+# << prod
 
 from __future__ import annotations
 
@@ -16,7 +23,8 @@ import errno
 import io
 import os
 import select
-# <<
+
+# << prod
 import sys
 from contextlib import suppress
 from typing import BinaryIO, TextIO
@@ -33,34 +41,33 @@ class OutputError(Exception):
     """Standard output cannot be written (a closed pipe, a full disk under a log file)."""
 
 
-# <<
+# << prod
 
 
 class InputError(Exception):
     """Standard input cannot be read (a terminal gone, a descriptor not open for reading)."""
 
 
-
 # >> 02 until prod
-class Terminal:
-    """Standard output, as the program writes to it: a reply as it streams, and whole lines."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def write(self, text: str) -> int:
-        return self.out.write(text)
-
-    def flush(self) -> None:
-        self.out.flush()
-
-    def say(self, line: str) -> None:
-        """One line of the program's own."""
-        self.out.write(line + "\n")
-        self.out.flush()
-
-
-# <<
+# class Terminal:
+#     """Standard output, as the program writes to it: a reply as it streams, and whole lines."""
+#
+#     def __init__(self, out: TextIO) -> None:
+#         self.out = out
+#
+#     def write(self, text: str) -> int:
+#         return self.out.write(text)
+#
+#     def flush(self) -> None:
+#         self.out.flush()
+#
+#     def say(self, line: str) -> None:
+#         """One line of the program's own."""
+#         self.out.write(line + "\n")
+#         self.out.flush()
+#
+#
+# << 02 until prod
 # >> prod
 class Terminal(io.TextIOBase):
     """Standard output that never costs a saved message: the first failed write is kept and
@@ -109,32 +116,32 @@ class Terminal(io.TextIOBase):
             raise OutputError(f"cannot write to standard output: {self.failure.strerror}")
 
 
-# <<
+# << prod
 
 
 def warn(terminal: Terminal, message: str) -> None:
     """A `warning:` line on stderr, after whatever stdout already holds."""
     # >> 02 until prod
-    terminal.flush()
-    # <<
+    # terminal.flush()
+    # << 02 until prod
     # >> prod
     terminal.end_line()
-    # <<
+    # << prod
     to_stderr(f"warning: {message}")
 
 
 def to_stderr(line: str) -> None:
     # >> 02 until prod
-    """One line on standard error."""
-    print(line, file=sys.stderr, flush=True)
-    # <<
+    # """One line on standard error."""
+    # print(line, file=sys.stderr, flush=True)
+    # << 02 until prod
     # >> prod
     """One line on standard error, escaped. Closed (None: print would fall back to standard
     output) or failing, there is nowhere left to say it."""
     if sys.stderr is not None:
         with suppress(OSError):
             print(printable(line), file=sys.stderr, flush=True)
-    # <<
+    # << prod
 
 
 def tolerant_streams() -> None:
@@ -152,24 +159,24 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
         terminal.write("you> ")
         terminal.flush()
         # >> 02 until prod
-        try:
-            raw = stdin.readline()
-        except OSError as error:  # EIO: the terminal went away; EBADF: not open for reading...
-            terminal.say("")  # end the prompt's line: the error is a line of its own
-            raise InputError(f"cannot read standard input: {error.strerror}") from None
-        if not raw:
-            terminal.say("")
-            return None
-        try:
-            line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
-        except UnicodeDecodeError:
-            terminal.say("")
-            warn(terminal, "a line that is not UTF-8 text was skipped")
-            continue
-        if echo:  # a pipe does not show what it "typed"; print it so the transcript reads well
-            terminal.say(line)
-        return line
-        # <<
+        # try:
+        #     raw = stdin.readline()
+        # except OSError as error:  # EIO: the terminal went away; EBADF: not open for reading...
+        #     terminal.say("")  # end the prompt's line: the error is a line of its own
+        #     raise InputError(f"cannot read standard input: {error.strerror}") from None
+        # if not raw:
+        #     terminal.say("")
+        #     return None
+        # try:
+        #     line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+        # except UnicodeDecodeError:
+        #     terminal.say("")
+        #     warn(terminal, "a line that is not UTF-8 text was skipped")
+        #     continue
+        # if echo:  # a pipe does not show what it "typed"; print it so the transcript reads well
+        #     terminal.say(line)
+        # return line
+        # << 02 until prod
         # >> prod
         try:
             raw = _next_raw_line(stdin, MAX_INPUT_BYTES + 1)
@@ -196,7 +203,9 @@ def read_line(stdin: BinaryIO, terminal: Terminal, echo: bool) -> str | None:
         else:  # a terminal showed the line as it was typed, and its Enter ended it
             terminal.mid_line = False
         return line
-        # <<
+        # << prod
+
+
 # >> prod
 
 
@@ -235,4 +244,6 @@ def _blocking(stdin: BinaryIO) -> bool:
         return os.get_blocking(stdin.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):
         return True  # not a descriptor (a test's BytesIO): its b"" is the end
-# <<
+
+
+# << prod

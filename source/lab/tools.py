@@ -10,21 +10,25 @@ from __future__ import annotations
 import ast
 import math
 import operator
+
 # >> 03
 import time
-# <<
+
+# << 03
 # >> 02 until 03
-from collections.abc import Callable
-# <<
+# from collections.abc import Callable
+# << 02 until 03
 # >> 03
 from collections.abc import Callable, Mapping
-# <<
+
+# << 03
 # >> 02 until 03
-from dataclasses import dataclass
-# <<
+# from dataclasses import dataclass
+# << 02 until 03
 # >> 03
 from dataclasses import dataclass, replace
-# <<
+
+# << 03
 from typing import Any
 
 MAX_EXPRESSION_LENGTH = 200
@@ -140,6 +144,8 @@ CALC = Tool(
 def default_tools() -> dict[str, Tool]:
     """The tool registry the interactive program and the demo use, keyed by name."""
     return {CALC.name: CALC}
+
+
 # >> 03
 
 
@@ -154,4 +160,6 @@ def slowed(tools: Mapping[str, Tool], seconds: float) -> dict[str, Tool]:
         return run_slowly
 
     return {name: replace(tool, run=slow(tool.run)) for name, tool in tools.items()}
-# <<
+
+
+# << 03

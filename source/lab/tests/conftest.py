@@ -1,35 +1,41 @@
 # >>file 02
 # >> 02 until 03
-"""Put the step folder first on sys.path, so tests import its modules by bare name."""
-# <<
+# """Put the step folder first on sys.path, so tests import its modules by bare name."""
+# << 02 until 03
 # >> 03
 """Put the step folder first on sys.path, so tests import its modules by bare name.
 
 Also the fixtures several test files share: a saved two-turn conversation, and main.py run as a
 real process.
 """
-# <<
+# << 03
 
 from __future__ import annotations
 
 # >> 05
 import os
 import shutil
-# <<
+
+# << 05
 import signal
+
 # >> 03
 import subprocess
-# <<
+
+# << 03
 import sys
+
 # >> 03
 from collections.abc import Callable
 from dataclasses import dataclass
-# <<
-from pathlib import Path
-# >> 03
 
+# << 03
+from pathlib import Path
+
+# >> 03
 import pytest
-# <<
+
+# << 03
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(STEP_DIR))
@@ -84,7 +90,9 @@ def run_main(tmp_path: Path) -> RunMain:
         )
 
     return run
-# <<
+
+
+# << 03
 
 
 # >> 05
@@ -104,7 +112,7 @@ def without_root_override() -> list[str]:
     return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
 
 
-# <<
+# << 05
 
 
 def stop_signals_at_default() -> None:
@@ -113,6 +121,8 @@ def stop_signals_at_default() -> None:
     ignored, and (rightly) keep running. At a terminal each starts at its default."""
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+
+
 # >> 05
 
 
@@ -133,28 +143,28 @@ def result(call_id: str) -> Message:
 
 
 ANSWER: Message = {"role": "assistant", "content": [], "stopReason": "stop"}
-# <<
+# << 05
 # >> 02 until prod
-
-
-# main.py with calc slowed down: a turn still running when a test stops it. (From step 03 the
-# program has LAB_TOOL_DELAY for this; step 02 is slowed from outside.)
-SLOW_CALC = """
-import runpy, sys, time
-from dataclasses import replace
-sys.argv = sys.argv[1:]
-sys.path.insert(0, {step!r})
-import tools
-def slowly(arguments):
-    time.sleep({seconds})
-    return tools.calc(arguments)
-tools.default_tools = lambda: {{"calc": replace(tools.CALC, run=slowly)}}
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
-def main_with_slow_calc(seconds: float) -> list[str]:
-    """The command line of main.py whose every calc sleeps `seconds` first."""
-    script = SLOW_CALC.format(step=str(STEP_DIR), seconds=seconds)
-    return [sys.executable, "-c", script, str(STEP_DIR / "main.py")]
-# <<
+#
+#
+# # main.py with calc slowed down: a turn still running when a test stops it. (From step 03 the
+# # program has LAB_TOOL_DELAY for this; step 02 is slowed from outside.)
+# SLOW_CALC = """
+# import runpy, sys, time
+# from dataclasses import replace
+# sys.argv = sys.argv[1:]
+# sys.path.insert(0, {step!r})
+# import tools
+# def slowly(arguments):
+#     time.sleep({seconds})
+#     return tools.calc(arguments)
+# tools.default_tools = lambda: {{"calc": replace(tools.CALC, run=slowly)}}
+# runpy.run_path(sys.argv[0], run_name="__main__")
+# """
+#
+#
+# def main_with_slow_calc(seconds: float) -> list[str]:
+#     """The command line of main.py whose every calc sleeps `seconds` first."""
+#     script = SLOW_CALC.format(step=str(STEP_DIR), seconds=seconds)
+#     return [sys.executable, "-c", script, str(STEP_DIR / "main.py")]
+# << 02 until prod

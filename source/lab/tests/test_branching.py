@@ -76,7 +76,7 @@ def test_the_model_follows_the_leaf(tmp_path: Path) -> None:
         ("/branch e4", "e4 is a tool call; branch to the entry before it or to its result"),
         # >> prod
         ("/branch \x1b[2J", "no entry \\x1b[2J in this session (/tree shows the ids)"),
-        # <<
+        # << prod
     ],
 )
 def test_a_branch_that_cannot_be_made_says_so_and_writes_nothing(
@@ -225,13 +225,13 @@ def test_the_last_line_counts_leaf_moves_beside_the_messages(run_main: RunMain) 
     assert done.returncode == 0 and done.stderr == b""
     last = done.stdout.decode().splitlines()[-1]
     # >> 05 until prod
-    assert last.startswith("2 new messages saved to .sessions/")
-    assert last.endswith(" (1 on the active path), and 3 other entries")
-    # <<
+    # assert last.startswith("2 new messages saved to .sessions/")
+    # assert last.endswith(" (1 on the active path), and 3 other entries")
+    # << 05 until prod
     # >> prod
     assert last.startswith("2 new messages and 3 other entries saved to .sessions/")
     assert last.endswith(" (the active path now holds 1 message)")
-    # <<
+    # << prod
 
 
 @pytest.mark.parametrize(

@@ -272,11 +272,11 @@ def test_compact_at_measures_any_context_the_reader_accepts(
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
     assert "7*6 = 42." in done.stdout.decode()
     # >> 06 until prod
-    assert "compacted: a summary stands in for" in done.stdout.decode()
-    # <<
+    # assert "compacted: a summary stands in for" in done.stdout.decode()
+    # << 06 until prod
     # >> prod
     assert b"skipped 1 damaged line" in done.stderr  # the production step refuses the line
-    # <<
+    # << prod
 
 
 def test_a_compaction_keeps_the_model_a_switch_before_it_chose(
@@ -335,4 +335,3 @@ def test_compact_at_takes_a_whole_number_of_characters(run_main: RunMain, value:
     [line] = done.stderr.decode().splitlines()
     assert line.startswith("error: argument --compact-at: not a number of characters: ")
     assert len(line) < 100
-

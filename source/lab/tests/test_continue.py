@@ -12,14 +12,17 @@ from conftest import RunMain, Saved, save_conversation
 
 # >> prod
 from commands import INTERRUPTED, Chat, ModelChoice
-# <<
+
+# << prod
 from loop import run_turn
+
 # >> 03 until prod
-from messages import Message, text_of, user_text
-# <<
+# from messages import Message, text_of, user_text
+# << 03 until prod
 # >> prod
 from messages import Message, history_problem, text_of, tool_result, user_text
-# <<
+
+# << prod
 from model import ScriptedModel
 from session import Session, SessionError, find_latest_session, persist_new_messages, read_session
 from session_folder import LatestSession
@@ -58,6 +61,8 @@ def test_a_resumed_append_continues_the_chain(saved: Saved) -> None:
     entries = read_session(path).entries
     assert [e["id"] for e in entries[-2:]] == ["e7", "e8"]
     assert [e["parentId"] for e in entries[-2:]] == ["e6", "e7"]
+
+
 # >> prod
 
 
@@ -79,7 +84,7 @@ def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) ->
     assert Session.open(session.path).context.messages == chat.messages  # the repair is saved
 
 
-# <<
+# << prod
 
 
 def test_tools_are_not_run_again_on_resume(saved: Saved) -> None:
@@ -115,15 +120,15 @@ def test_resume_and_exit_leaves_the_file_byte_identical(saved: Saved, run_main: 
         assert done.returncode == 0, done.stderr
         assert done.stdout.decode().splitlines()[-1] == (
             # >> 03 until 05
-            f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 in all)"
-            # <<
+            # f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 in all)"
+            # << 03 until 05
             # >> 05 until prod
-            f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 on the active path)"
-            # <<
+            # f"0 new messages saved to {Path('.sessions', 'first.jsonl')} (6 on the active path)"
+            # << 05 until prod
             # >> prod
             f"0 new messages saved to {Path('.sessions', 'first.jsonl')} "
             "(the active path now holds 6 messages)"
-            # <<
+            # << prod
         )
         assert path.read_bytes() == before
     assert list(path.parent.iterdir()) == [path]  # and no new session was started
@@ -138,21 +143,21 @@ def test_a_fresh_session_cannot_recall_what_a_resumed_one_can(
     lines = resumed.stdout.decode().splitlines()
     shown = Path(".sessions", "first.jsonl")
     # >> 03 until 04
-    assert lines[0] == f"session file: {shown} (resumed: 6 messages restored)"
-    # <<
+    # assert lines[0] == f"session file: {shown} (resumed: 6 messages restored)"
+    # << 03 until 04
     # >> 04
     assert lines[0] == f"session file: {shown} (resumed: 6 messages restored, model scripted-v1)"
-    # <<
+    # << 04
     assert "assistant> The last result was 96 (12*8)." in lines
     # >> 03 until 05
-    assert lines[-1] == f"2 new messages saved to {shown} (8 in all)"
-    # <<
+    # assert lines[-1] == f"2 new messages saved to {shown} (8 in all)"
+    # << 03 until 05
     # >> 05 until prod
-    assert lines[-1] == f"2 new messages saved to {shown} (8 on the active path)"
-    # <<
+    # assert lines[-1] == f"2 new messages saved to {shown} (8 on the active path)"
+    # << 05 until prod
     # >> prod
     assert lines[-1] == f"2 new messages saved to {shown} (the active path now holds 8 messages)"
-    # <<
+    # << prod
     assert resumed.stderr == b""
 
     fresh = run_main("what was the result\n")
@@ -222,24 +227,24 @@ def test_unusable_files_are_passed_over_each_with_its_reason(tmp_path: Path) -> 
     # >> prod
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)  # opening it for reading would block forever
-    # <<
+    # << prod
     dangling = tmp_path / "gone.jsonl"
     dangling.symlink_to(tmp_path / "nowhere.jsonl")
     ages = [(good, 60), (future, 50), (empty, 40), (header_only, 30), (folder, 20)]
     # >> prod
     ages.append((fifo, 10))
-    # <<
+    # << prod
     for path, seconds_ago in [*ages, (notes, 1)]:
         age(path, seconds_ago)
     os.utime(dangling, (1_800_000_000 - 5,) * 2, follow_symlinks=False)
     latest = find_latest_session(tmp_path)
     # >> 03 until prod
-    assert latest.path == header_only  # a session, though nothing was said in it
-    assert [str(error) for error in latest.passed_over] == [
-        f"{folder}: cannot read: Is a directory",
-    ]
-    assert find_latest_session(tmp_path).path == header_only
-    # <<
+    # assert latest.path == header_only  # a session, though nothing was said in it
+    # assert [str(error) for error in latest.passed_over] == [
+    #     f"{folder}: cannot read: Is a directory",
+    # ]
+    # assert find_latest_session(tmp_path).path == header_only
+    # << 03 until prod
     # >> prod
     assert latest.path == good
     assert [str(error) for error in latest.passed_over] == [
@@ -250,7 +255,7 @@ def test_unusable_files_are_passed_over_each_with_its_reason(tmp_path: Path) -> 
         f"{empty}: not a session (empty file)",
         f"{future}: unsupported version 2 (this program reads version 1)",
     ]
-    # <<
+    # << prod
 
 
 def test_a_missing_folder_has_no_session_and_is_no_error(tmp_path: Path) -> None:
@@ -259,11 +264,11 @@ def test_a_missing_folder_has_no_session_and_is_no_error(tmp_path: Path) -> None
 
 def test_a_folder_that_cannot_be_listed_is_an_error_not_an_empty_folder(tmp_path: Path) -> None:
     # >> 03 until prod
-    with pytest.raises(SessionError, match="Not a directory"):
-    # <<
+    # with pytest.raises(SessionError, match="Not a directory"):
+    # << 03 until prod
     # >> prod
     with pytest.raises(SessionError, match="not a folder"):
-    # <<
+        # << prod
         find_latest_session(save_conversation(tmp_path, "s", ["hello"]).path)
     with pytest.raises(SessionError, match="File name too long"):
         find_latest_session(tmp_path / ("x" * 300))
@@ -295,6 +300,8 @@ def test_main_warns_about_a_newer_unusable_file_and_resumes_the_good_one(
     assert future.read_bytes() == b'{"type":"header","version":2,"id":"newer","cwd":"/"}\n'
     header = orjson.loads(path.read_bytes().split(b"\n", 1)[0])
     assert header["id"] == "first"
+
+
 # >> prod
 
 
@@ -313,4 +320,6 @@ def test_a_call_whose_id_repeats_is_repaired_as_often_as_it_lacks_a_result(
     resumed = Chat.resume(Session.open(session.path))
     assert resumed.repaired == 1
     assert history_problem(resumed.chat.messages) is None
-# <<
+
+
+# << prod

@@ -13,31 +13,35 @@ from __future__ import annotations
 
 # >> prod
 import io
-# <<
+
+# << prod
 import re
 import tempfile
 from pathlib import Path
 
 import orjson
+
 # >> 05 until prod
-from hypothesis import given, settings
-# <<
+# from hypothesis import given, settings
+# << 05 until prod
 # >> prod
 from hypothesis import example, given, settings
-# <<
+
+# << prod
 from hypothesis import strategies as st
 
 # >> prod
 import session_file as layer
-# <<
-# >> prod
 from entry_index import EntryIndex
-# <<
+
+# << prod
 from messages import user_text
 from session import Session
+
 # >> prod
 from session_file import TooLong
-# <<
+
+# << prod
 
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
@@ -83,7 +87,7 @@ def expected_path(lines: list[bytes], originals: set[bytes]) -> list[str]:
             # A damaged line whose id and parent can be read: the walk goes through it.
             parent = None if found.group(2) is None else found.group(2).decode()
             entries[found.group(1).decode()] = {"type": "damaged", "parentId": parent}
-        # <<
+        # << prod
     # The leaf is the last usable line: a later duplicate of an earlier id is not usable.
     usable_ids = []
     seen: set[str] = set()
@@ -142,6 +146,8 @@ def test_any_damage_resumes_and_keeps_the_intact_path(
             *texts,
             "after the damage",
         ]
+
+
 # >> prod
 
 
@@ -209,4 +215,6 @@ def test_where_the_chunks_split_the_file_changes_nothing(
     assert by_chunk.ids() == by_line.ids()  # a long line's id is taken either way
     assert list(by_chunk.items()) == list(by_line.items())  # every line parsed and checked
     assert by_chunk.damaged == by_line.damaged
-# <<
+
+
+# << prod

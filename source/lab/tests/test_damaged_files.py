@@ -73,31 +73,31 @@ class Case:
     # Resuming checks the lines it uses (the path, the leaf) and indexes the rest by id, to be
     # checked when first used: damage off the path that still starts like an entry is found
     # later (by /tree, /branch or read_session). None: found at resume, as `skipped`.
-    # <<
+    # << prod
     found_at_resume: int | None = None
     # >> prod
     # The same, once a new turn is appended: damage that was the last line is then off the
     # path. None: as at resume.
-    # <<
+    # << prod
     found_after_a_turn: int | None = None
 
     @property
     def at_resume(self) -> int:
         # >> 03 until prod
-        return self.skipped  # every line is checked as it is read
-        # <<
+        # return self.skipped  # every line is checked as it is read
+        # << 03 until prod
         # >> prod
         return self.skipped if self.found_at_resume is None else self.found_at_resume
-        # <<
+        # << prod
 
     @property
     def after_a_turn(self) -> int:
         # >> 03 until prod
-        return self.skipped
-        # <<
+        # return self.skipped
+        # << 03 until prod
         # >> prod
         return self.at_resume if self.found_after_a_turn is None else self.found_after_a_turn
-        # <<
+        # << prod
 
 
 CASES = {
@@ -140,20 +140,20 @@ CASES = {
         1,
     ),
     # >> 03 until prod
-    "a middle line damaged, its id and parent intact (the chain breaks there)": Case(
-        replace_line(3, b'{"type":"message","id":"e3","parentId":"e2","mess'),
-        ["assistant", "toolResult", "assistant"],  # the production step walks through it
-        1,
-        chain_break="e4 hangs under e3, which is not in the file; the conversation starts at e4",
-    ),
-    # <<
+    # "a middle line damaged, its id and parent intact (the chain breaks there)": Case(
+    #     replace_line(3, b'{"type":"message","id":"e3","parentId":"e2","mess'),
+    #     ["assistant", "toolResult", "assistant"],  # the production step walks through it
+    #     1,
+    #     chain_break="e4 hangs under e3, which is not in the file; the conversation starts at e4",
+    # ),
+    # << 03 until prod
     # >> prod
     "a middle line damaged, its id and parent intact (the walk goes through)": Case(
         replace_line(3, b'{"type":"message","id":"e3","parentId":"e2","mess'),
         ["user", "assistant", "assistant", "toolResult", "assistant"],  # only e3's question lost
         1,
     ),
-    # <<
+    # << prod
     "a middle line damaged before its parent (the chain breaks)": Case(
         replace_line(3, b'{"type":"message","id":"e3","pare'),
         ["assistant", "toolResult", "assistant"],
@@ -223,11 +223,11 @@ def test_main_continues_with_at_most_one_warning(
     assert stderr.splitlines() == expected
     out = done.stdout.decode()
     # >> 03 until 04
-    assert f"(resumed: {len(case.roles)} messages restored)" in out
-    # <<
+    # assert f"(resumed: {len(case.roles)} messages restored)" in out
+    # << 03 until 04
     # >> 04
     assert f"(resumed: {len(case.roles)} messages restored, model scripted-v1)" in out
-    # <<
+    # << 04
     assert "assistant> The last result was 96 (12*8)." in out
     assert path.read_bytes().startswith(before)  # the old bytes are a prefix of the new
 
@@ -343,7 +343,7 @@ REFUSED = {
         b"x" * 70_000 + b"\n",
         "not a session (its first line is over 64 KiB, longer than a header)",
     ),
-    # <<
+    # << prod
     "header without a version": (
         b'{"type":"header","id":"x"}\n',
         "not a session (the header has no version)",
@@ -381,7 +381,7 @@ REFUSED = {
         b'{"type":"header","version":NaN,"id":"x","createdAt":"","cwd":"/"}\n',
         "not a session (the header is not valid JSON)",
     ),
-    # <<
+    # << prod
     "header without an id": (
         b'{"type":"header","version":1,"createdAt":"","cwd":"/"}\n',
         "not a session (the header's id is not a string)",

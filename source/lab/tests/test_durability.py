@@ -180,8 +180,6 @@ def test_a_sigkill_during_a_long_tool_call_keeps_the_question_and_the_call(
 # --- 2. An interrupted tool call is answered on resume, never run again -------------------
 
 
-
-
 def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> None:
     session = Session.create(tmp_path, session_id="r", created_at="2026-01-01T00:00:00Z", cwd="/")
     for message in [user_text("two sums"), call_message("a", "b"), result("a")]:

@@ -6,24 +6,26 @@ from __future__ import annotations
 # >> prod
 import subprocess
 import sys
-# <<
+
+# << prod
 from pathlib import Path
 
 # >> prod
 import orjson
 import pytest
 
-# <<
+# << prod
 from entry_graph import entry_graph, network_text
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
 from session import Session, persist_new_messages
 from tools import default_tools
+
 # >> prod
 
 STEP_DIR = Path(__file__).resolve().parent.parent
-# <<
+# << prod
 
 
 def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
@@ -39,18 +41,20 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
     assert graph.nodes["e5"]["kind"] == "toolResult"
     text = network_text(graph)
     # >> 02 until 05
-    assert text.splitlines()[0] == "╙── e1 user: hello"
-    # <<
+    # assert text.splitlines()[0] == "╙── e1 user: hello"
+    # << 02 until 05
     # >> 05
     assert text.splitlines()[0] == "╙── ● e1 user: hello"
-    # <<
+    # << 05
     assert "e5 toolResult: 96" in text
     assert len(text.splitlines()) == 6
+
+
 # >> 02 until 03
-
-
-def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
-# <<
+#
+#
+# def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
+# << 02 until 03
 # >> 03
 
 
@@ -67,47 +71,47 @@ def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None
     persist_new_messages(resumed.session, messages, 2)
     graph = entry_graph(session.path)
     assert network_text(graph).splitlines() == [
-# <<
+        # << 03
         # >> 03 until 05
-        "╙── e1 user: hello",
-        "    └─╼ e2 assistant: Hello! I can do arithmetic with t…",
-        "        └─╼ e3 user: hi",
-        "            └─╼ e4 assistant: Hello! I can do arithmetic with t… ← leaf",
-        # <<
+        # "╙── e1 user: hello",
+        # "    └─╼ e2 assistant: Hello! I can do arithmetic with t…",
+        # "        └─╼ e3 user: hi",
+        # "            └─╼ e4 assistant: Hello! I can do arithmetic with t… ← leaf",
+        # << 03 until 05
         # >> 05
         "╙── ● e1 user: hello",
         "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t…",
         "        └─╼ ● e3 user: hi",
         "            └─╼ ● e4 assistant: Hello! I can do arithmetic with t… ← leaf",
-        # <<
-# >> 03
+        # << 05
+        # >> 03
     ]
 
 
 def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> None:
-# <<
+    # << 03
     session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
     session.append_message(user_text("hello"))
     session.append_entry("x_lab_test_kind", {"anything": 1})
     # >> 03
     Session.open(session.path).session.append_message(user_text("again"))
-    # <<
+    # << 03
     graph = entry_graph(session.path)
     # >> 02 until 03
-    assert list(graph.edges) == [("e1", "e2")]
-    label = "e2 x_lab_test_kind (a kind this step does not know) ← leaf"
-    assert graph.nodes["e2"]["label"] == label
-    # <<
+    # assert list(graph.edges) == [("e1", "e2")]
+    # label = "e2 x_lab_test_kind (a kind this step does not know) ← leaf"
+    # assert graph.nodes["e2"]["label"] == label
+    # << 02 until 03
     # >> 03
     assert list(graph.edges) == [("e1", "e2"), ("e2", "e3")]
-    # <<
+    # << 03
     # >> 03 until 05
-    assert graph.nodes["e2"]["label"] == "e2 x_lab_test_kind (a kind this step does not know)"
-    # <<
+    # assert graph.nodes["e2"]["label"] == "e2 x_lab_test_kind (a kind this step does not know)"
+    # << 03 until 05
     # >> 05
     assert graph.nodes["e2"]["label"] == "● e2 x_lab_test_kind (a kind this step does not know)"
-    # <<
-# >> 03
+    # << 05
+    # >> 03
     assert all(on_path for _, on_path in graph.nodes(data="on_path"))
 
 
@@ -132,9 +136,11 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
     # A cycle off the path is cut open above its first entry in the file: drawn once, as a tree.
     assert ("c1", "c2") in graph.edges and ("c2", "c1") not in graph.edges
     assert ("s1", "s1") not in graph.edges  # its own parent: a root
-    # <<
+    # << prod
     assert "missing" not in graph
-# <<
+
+
+# << 03
 # >> prod
 
 
@@ -220,4 +226,5 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
     assert first.startswith("╙── ") and first.endswith("e1 user: one"), text  # a root
     assert text.count("e3 user: three") == 1 and text.count("← leaf") == 1, text
 
-# <<
+
+# << prod

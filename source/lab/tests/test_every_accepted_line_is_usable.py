@@ -35,6 +35,8 @@ def test_a_damaged_key_costs_the_line_not_the_run(
         done = run_main("what is 2+3\n", "--continue")
         assert b"Traceback" not in done.stderr, done.stderr.decode()[-600:]
         assert done.returncode == 0, done.stderr
+
+
 # >> prod
 
 
@@ -46,8 +48,6 @@ def test_a_byte_order_mark_before_the_header_is_read(tmp_path: Path, run_main: R
     done = run_main("what is 2+3\n", "--continue")
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert b"resumed: 1 message restored" in done.stdout
-# <<
-# >> prod
 
 
 def test_a_session_path_too_long_for_the_system_is_refused_before_the_first_turn(
@@ -60,4 +60,6 @@ def test_a_session_path_too_long_for_the_system_is_refused_before_the_first_turn
     assert done.stderr.decode().endswith(": File name too long\n")
     assert b"you> " not in done.stdout  # refused before the user typed a line, not after
     assert not (tmp_path / ("d" * 200)).exists()  # and no folder was left behind
-# <<
+
+
+# << prod

@@ -9,28 +9,31 @@ from __future__ import annotations
 
 # >> prod
 import os
-# <<
+
+# << prod
 import shlex
 import signal
 import subprocess
 import sys
+
 # >> prod
 import time
-# <<
+
+# << prod
 from pathlib import Path
 
 import orjson
 import pytest
+
 # >> 02 until prod
-from conftest import main_with_slow_calc, stop_signals_at_default
-# <<
+# from conftest import main_with_slow_calc, stop_signals_at_default
+# << 02 until prod
 # >> prod
 from conftest import stop_signals_at_default
-# <<
-# >> prod
 
 from session import Session
-# <<
+
+# << prod
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 MAIN = [sys.executable, str(STEP_DIR / "main.py")]
@@ -75,6 +78,8 @@ def test_a_line_that_is_not_utf8_costs_that_line_alone(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert done.stderr == b"warning: a line that is not UTF-8 text was skipped\n"
     assert saved_texts(tmp_path / ".sessions") == ["hello", "what is 2*3", "what is 3*4"]
+
+
 # >> prod
 
 
@@ -98,7 +103,9 @@ def test_endless_input_without_a_newline_runs_in_bounded_memory(tmp_path: Path) 
         next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]
     )
     assert peak_kib < 150 * 1024, f"peak memory {peak_kib} KiB"
-# <<
+
+
+# << prod
 
 
 def test_a_run_that_saves_nothing_leaves_no_file(tmp_path: Path) -> None:
@@ -128,6 +135,8 @@ def test_standard_output_failing_from_the_start_is_one_error_line(tmp_path: Path
         done = run(tmp_path, b"what is 12*8\n", stdout=full)
     assert done.returncode == 1
     assert done.stderr == b"error: cannot write to standard output: No space left on device\n"
+
+
 # >> prod
 
 
@@ -153,7 +162,9 @@ def test_standard_output_closing_mid_turn_never_costs_the_turn(tmp_path: Path) -
     assert saved_texts(tmp_path / ".sessions") == ["what is 12*8"]
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     assert len(path.read_bytes().splitlines()) == 1 + 4  # the whole turn, not a part of it
-# <<
+
+
+# << prod
 
 
 def test_ctrl_c_at_an_idle_prompt_says_what_is_saved(tmp_path: Path) -> None:
@@ -174,17 +185,17 @@ def test_ctrl_c_at_an_idle_prompt_says_what_is_saved(tmp_path: Path) -> None:
 
 
 # >> 02 until prod
-def test_ctrl_c_during_a_turn_loses_that_turn_alone(tmp_path: Path) -> None:
-    """A turn is saved when it ends: the one Ctrl-C cut is not in the file, every one before."""
-    process = subprocess.Popen(
-        main_with_slow_calc(5),
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=stop_signals_at_default,
-    )
-# <<
+# def test_ctrl_c_during_a_turn_loses_that_turn_alone(tmp_path: Path) -> None:
+#     """A turn is saved when it ends: the one Ctrl-C cut is not in the file, every one before."""
+#     process = subprocess.Popen(
+#         main_with_slow_calc(5),
+#         cwd=tmp_path,
+#         stdin=subprocess.PIPE,
+#         stdout=subprocess.PIPE,
+#         stderr=subprocess.PIPE,
+#         preexec_fn=stop_signals_at_default,
+#     )
+# << 02 until prod
 # >> prod
 def test_ctrl_c_during_a_turn_keeps_what_the_turn_finished(tmp_path: Path) -> None:
     """Each message is saved as it ends: the user's line is in the file before the model
@@ -198,29 +209,29 @@ def test_ctrl_c_during_a_turn_keeps_what_the_turn_finished(tmp_path: Path) -> No
         env={**os.environ, "LAB_TOOL_DELAY": "5"},
         preexec_fn=stop_signals_at_default,
     )
-# <<
+    # << prod
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"hello\nwhat is 12*8\n")
     process.stdin.flush()
     # >> 02 until prod
-    read_until(process, b"[tool call]")  # the tool is sleeping now
-    # <<
+    # read_until(process, b"[tool call]")  # the tool is sleeping now
+    # << 02 until prod
     # >> prod
     read_until(process, b"[tool call]")  # the tool is about to sleep, or sleeping
-    # <<
+    # << prod
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     # >> 02 until prod
-    assert process.returncode == 130
-    assert err.decode().startswith("warning: interrupted: 2 ")
-    assert saved_texts(tmp_path / ".sessions") == ["hello"]
-    # <<
+    # assert process.returncode == 130
+    # assert err.decode().startswith("warning: interrupted: 2 ")
+    # assert saved_texts(tmp_path / ".sessions") == ["hello"]
+    # << 02 until prod
     # >> prod
     assert process.returncode == 0  # the turn was abandoned; the end of input ended the run
     [line] = err.decode().splitlines()
     assert line.startswith("warning: interrupted: the turn was abandoned"), line
     assert saved_texts(tmp_path / ".sessions") == ["hello", "what is 12*8"]
-    # <<
+    # << prod
 
 
 @pytest.mark.parametrize(
@@ -229,11 +240,11 @@ def test_ctrl_c_during_a_turn_keeps_what_the_turn_finished(tmp_path: Path) -> No
         ("exec {main} <&-", "error: standard input is closed"),
         ("mkdir gone && cd gone && rmdir ../gone && exec {main}", "error: the working directory"),
         # >> 02 until prod
-        ("mkdir $'caf\\xe9' && cd $'caf\\xe9' && exec {main}", "error: cannot write"),
-        # <<
+        # ("mkdir $'caf\\xe9' && cd $'caf\\xe9' && exec {main}", "error: cannot write"),
+        # << 02 until prod
         # >> prod
         ("mkdir $'caf\\xe9' && cd $'caf\\xe9' && exec {main}", "error: the working directory's"),
-        # <<
+        # << prod
     ],
     ids=["closed stdin", "deleted working directory", "working directory not UTF-8"],
 )
@@ -245,6 +256,8 @@ def test_a_broken_environment_is_one_error_line(tmp_path: Path, shell: str, mess
     err = done.stderr.decode(errors="replace")
     assert done.returncode == 1, err
     assert err.startswith(message) and len(err.splitlines()) == 1, err
+
+
 # >> prod
 
 
@@ -253,7 +266,9 @@ def test_control_characters_in_a_path_are_shown_escaped(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert b"\x1b" not in done.stdout and b"\r" not in done.stdout
     assert "evil\\x1b[31m\\rerror: fake" in done.stdout.decode()
-# <<
+
+
+# << prod
 
 
 def test_a_session_folder_path_too_long_is_one_error_line(tmp_path: Path) -> None:
@@ -261,6 +276,8 @@ def test_a_session_folder_path_too_long_is_one_error_line(tmp_path: Path) -> Non
     assert done.returncode == 1
     assert done.stderr.decode().startswith("error: cannot create session folder")
     assert len(done.stderr.splitlines()) == 1
+
+
 # >> prod
 
 
@@ -316,4 +333,6 @@ def test_an_empty_session_folder_name_is_one_error_line(tmp_path: Path) -> None:
         b"error: argument --session-dir: an empty name is not a folder (see --help)\n"
     )
     assert list(tmp_path.iterdir()) == []
-# <<
+
+
+# << prod

@@ -111,11 +111,11 @@ def test_render_prints_what_a_student_reads() -> None:
         "[tool result] calc -> 96\n"
         "assistant> 12*8 = 96.\n"
         # >> 02 until prod
-        "[turn end] 4 new messages in memory (4 in all)\n"
-        # <<
+        # "[turn end] 4 new messages in memory (4 in all)\n"
+        # << 02 until prod
         # >> prod
         "[turn end] 4 new messages (4 in all)\n"
-        # <<
+        # << prod
     )
 
 

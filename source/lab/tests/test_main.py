@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 import orjson
+
 # >> prod
 import pytest
-# <<
+
+# << prod
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 
@@ -38,30 +40,30 @@ def test_two_turns_through_a_pipe(tmp_path: Path) -> None:
     [path] = session_files(tmp_path / ".sessions")
     lines = done.stdout.splitlines()
     # >> 02 until 04
-    assert lines[0] == f"session file: {Path('.sessions') / path.name}"
-    # <<
+    # assert lines[0] == f"session file: {Path('.sessions') / path.name}"
+    # << 02 until 04
     # >> 04
     assert lines[0] == f"session file: {Path('.sessions') / path.name} (model scripted-v1)"
-    # <<
+    # << 04
     assert "[tool result] calc -> 96" in lines
     # >> 02 until 03
-    assert lines[-1] == f"6 messages saved to {Path('.sessions') / path.name}"
-    # <<
+    # assert lines[-1] == f"6 messages saved to {Path('.sessions') / path.name}"
+    # << 02 until 03
     # >> 03 until 05
-    assert lines[-1] == f"6 new messages saved to {Path('.sessions') / path.name} (6 in all)"
-    # <<
+    # assert lines[-1] == f"6 new messages saved to {Path('.sessions') / path.name} (6 in all)"
+    # << 03 until 05
     # >> 05 until prod
-    assert (
-        lines[-1]
-        == f"6 new messages saved to {Path('.sessions') / path.name} (6 on the active path)"
-    )
-    # <<
+    # assert (
+    #     lines[-1]
+    #     == f"6 new messages saved to {Path('.sessions') / path.name} (6 on the active path)"
+    # )
+    # << 05 until prod
     # >> prod
     assert lines[-1] == (
         f"6 new messages saved to {Path('.sessions') / path.name} "
         "(the active path now holds 6 messages)"
     )
-    # <<
+    # << prod
     records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
     assert records[0]["type"] == "header" and records[0]["cwd"] == str(tmp_path)
     assert [r["message"]["role"] for r in records[1:]] == [
@@ -80,30 +82,30 @@ def test_end_of_input_ends_the_run_and_saves(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     [path] = session_files(tmp_path / "here")
     # >> 02 until 03
-    assert done.stdout.splitlines()[-1] == f"4 messages saved to {Path('here') / path.name}"
-    # <<
+    # assert done.stdout.splitlines()[-1] == f"4 messages saved to {Path('here') / path.name}"
+    # << 02 until 03
     # >> 03
     last = done.stdout.splitlines()[-1]
-    # <<
+    # << 03
     # >> 03 until 05
-    assert last == f"4 new messages saved to {Path('here') / path.name} (4 in all)"
-    # <<
+    # assert last == f"4 new messages saved to {Path('here') / path.name} (4 in all)"
+    # << 03 until 05
     # >> 05 until prod
-    assert last == f"4 new messages saved to {Path('here') / path.name} (4 on the active path)"
-    # <<
+    # assert last == f"4 new messages saved to {Path('here') / path.name} (4 on the active path)"
+    # << 05 until prod
     # >> prod
     assert last == (
         f"4 new messages saved to {Path('here') / path.name} (the active path now holds 4 messages)"
     )
-    # <<
+    # << prod
 
 
 # >> 02 until 03
-def test_every_run_starts_a_new_session(tmp_path: Path) -> None:
-# <<
+# def test_every_run_starts_a_new_session(tmp_path: Path) -> None:
+# << 02 until 03
 # >> 03
 def test_without_continue_every_run_starts_a_new_session(tmp_path: Path) -> None:
-# <<
+    # << 03
     first = run_main(tmp_path, "hello\n")
     second = run_main(tmp_path, "what was the result\n")
     assert first.returncode == second.returncode == 0
@@ -117,11 +119,11 @@ def test_bad_expression_is_answered_not_crashed(tmp_path: Path) -> None:
     assert "[tool error] calc -> result too large" in done.stdout
     assert "[tool error] calc -> division by zero" in done.stdout
     # >> 02 until 03
-    assert "8 messages saved" in done.stdout
-    # <<
+    # assert "8 messages saved" in done.stdout
+    # << 02 until 03
     # >> 03
     assert "8 new messages saved" in done.stdout
-    # <<
+    # << 03
 
 
 def test_unusable_session_dir_is_one_error_line(tmp_path: Path) -> None:
@@ -129,12 +131,12 @@ def test_unusable_session_dir_is_one_error_line(tmp_path: Path) -> None:
     done = run_main(tmp_path, "hello\n", "--session-dir", "blocker")
     assert done.returncode == 1
     # >> 02 until prod
-    assert done.stderr.startswith("error: cannot write blocker")  # at the first save
-    assert done.stderr.endswith(": Not a directory\n")
-    # <<
+    # assert done.stderr.startswith("error: cannot write blocker")  # at the first save
+    # assert done.stderr.endswith(": Not a directory\n")
+    # << 02 until prod
     # >> prod
     assert done.stderr.startswith("error: cannot create session folder blocker")  # before it
-    # <<
+    # << prod
     assert len(done.stderr.splitlines()) == 1
     assert "Traceback" not in done.stderr
 
@@ -151,6 +153,8 @@ def test_unknown_option_is_one_error_line(tmp_path: Path) -> None:
     assert done.stderr.startswith("error: unrecognized arguments: --bogus")
     assert len(done.stderr.splitlines()) == 1
     assert not (tmp_path / ".sessions").exists()
+
+
 # >> 05
 
 
@@ -165,7 +169,9 @@ def test_main_starts_without_networkx(tmp_path: Path) -> None:
     assert started.stdout == "False\n", started.stderr
     done = run_main(tmp_path, "hello\n/tree\n")
     assert done.returncode == 0 and "● e2 assistant" in done.stdout, done.stdout
-# <<
+
+
+# << 05
 # >> prod
 
 
@@ -205,4 +211,6 @@ def test_fsync_is_asked_for_only_with_the_flag(
     assert calls >= 2 if waits else calls == 0
     [saved] = session_files(tmp_path / ".sessions")
     assert len(saved.read_bytes().splitlines()) == 5  # the header and the turn's 4 messages
-# <<
+
+
+# << prod

@@ -18,38 +18,40 @@ from __future__ import annotations
 import io
 import time
 
-# <<
+# << prod
 import orjson
 import pytest
 
 # >> prod
 from loop import run_turn
-# <<
+
+# << prod
 from messages import (
     Message,
     # >> 05
     assistant_message,
-    # <<
+    # << 05
     history_problem,
     preview,
     # >> prod
     printable,
     text_of,
-    # <<
+    # << prod
     tool_calls,
     tool_result,
     # >> 05
     unanswered_calls,
-    # <<
+    # << 05
     user_text,
 )
+
 # >> prod
 from model import Done, HistoryRefused, ScriptedModel, TextDelta
 from render import render
 from tools import default_tools
 
 TOOLS = default_tools()
-# <<
+# << prod
 
 DEEP = orjson.loads("[" * 1000 + "]" * 1000)  # orjson reads 1,024 levels; str() of it raises
 ESCAPES = "\x1b[31mred\x1b]0;title\x07\rerror: fake\x9b2J\x85\u2028\u202eevil\x00"
@@ -114,6 +116,8 @@ def as_file_holds_it(message: Message) -> Message:
     if message is VALID_BUT_HOSTILE["expression nested 1000 deep"]:
         return message  # orjson writes only 254 levels, but reads this one
     return orjson.loads(orjson.dumps(message))
+
+
 # >> prod
 
 
@@ -128,7 +132,9 @@ def histories(message: Message) -> list[list[Message]]:
         [restored, *after, user_text("what was the result")],
         [restored, *after],
     ]
-# <<
+
+
+# << prod
 
 
 CASES = list(VALID_BUT_HOSTILE)
@@ -139,6 +145,8 @@ def answered(message: Message) -> list[Message]:
     (a toolResult alone answers nothing, so it stays refused)."""
     restored = as_file_holds_it(message)
     return [restored, *(tool_result(c, "42") for c in tool_calls(restored))]  # type: ignore[arg-type]
+
+
 # >> prod
 
 
@@ -167,7 +175,9 @@ def test_the_model_answers_after_any_valid_message_or_refuses_as_an_api_does(cas
         assert streamed == text_of(done.message)
         ids = [c["id"] for m in history for c in tool_calls(m)]
         assert not {c["id"] for c in tool_calls(done.message)} & set(ids)  # a new call, a new id
-# <<
+
+
+# << prod
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -177,6 +187,8 @@ def test_a_history_with_its_tool_calls_answered_is_accepted(case: str) -> None:
         assert history_problem(history) is not None  # a result for a call nobody made
     else:
         assert history_problem(history) is None
+
+
 # >> prod
 
 
@@ -204,7 +216,9 @@ def test_preview_is_one_short_printable_line(case: str) -> None:
         line = preview(message, width)
         assert len(line) <= width
         assert printable(line) == line  # no control character, no line break
-# <<
+
+
+# << prod
 
 
 def test_preview_of_ordinary_messages_is_unchanged() -> None:
@@ -214,6 +228,8 @@ def test_preview_of_ordinary_messages_is_unchanged() -> None:
     assert preview(assistant(call({"expression": "12*8"}), text="Let me calculate that.")) == (
         "Let me calculate that. calc(12*8)"
     )
+
+
 # >> prod
 
 
@@ -222,7 +238,9 @@ def test_preview_reads_only_the_words_it_shows() -> None:
     started = time.perf_counter()
     assert preview(message) == "word " * 7 + "word…"
     assert time.perf_counter() - started < 0.1
-# <<
+
+
+# << prod
 # >> 05
 
 
@@ -233,7 +251,9 @@ def test_a_call_followed_by_a_users_line_is_not_at_the_end() -> None:
     asked = assistant_message("Let me calculate that.", [call])  # type: ignore[list-item]
     assert [c["id"] for c in unanswered_calls([user_text("q"), asked])] == ["call_1"]
     assert unanswered_calls([user_text("q"), asked, user_text("hello")]) == []
-# <<
+
+
+# << 05
 # >> prod
 
 
@@ -254,4 +274,6 @@ def test_a_preview_counts_a_column_for_each_character_that_takes_one() -> None:
     emoji (a CJK character after U+200D takes its two columns)."""
     assert preview(user_text("^" * 300), 40) == "^" * 39 + "…"
     assert preview(user_text("a" + "\u200d漢" * 200), 9) == "a\u200d漢\u200d漢\u200d漢\u200d…"
-# <<
+
+
+# << prod

@@ -8,13 +8,15 @@ import random
 import re
 import time
 
-# <<
+# << prod
 import pytest
 
 import model
+
 # >> prod
 from loop import run_turn
-# <<
+
+# << prod
 from messages import Message, assistant_message, text_of, tool_calls, tool_result, user_text
 from model import Done, ScriptedModel, TextDelta, ToolCallEvent
 from tools import default_tools
@@ -88,6 +90,8 @@ def test_tool_call_ids_are_unique_in_a_conversation() -> None:
         history.append(tool_result(tool_calls(reply)[0], "x"))
     ids = [call["id"] for message in history for call in tool_calls(message)]
     assert ids == ["call_1", "call_2"]
+
+
 # >> prod
 
 
@@ -131,7 +135,9 @@ def test_the_fast_finder_finds_what_the_plain_one_finds() -> None:
         stretch = model._find_stretch(text)
         found = None if stretch is None else stretch.group().strip()
         assert found == plain_find_expression(text), text
-# <<
+
+
+# << prod
 
 
 @pytest.mark.parametrize("text", ["", "   ", "  leading", "trailing  ", "a\n\nb", " \t\r\x00 "])
@@ -177,7 +183,7 @@ UNREADABLE = {
     "what is 2*3²": "2*3²",
     "what is 1e3*2 and 3*4": "1e3*2",  # the first expression decides; no skipping to the next
 }
-# <<
+# << prod
 # Sentences around plain arithmetic: the expression calc is asked, exactly.
 READABLE = {
     "what is 12*8": "12*8",
@@ -207,7 +213,9 @@ def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> 
     reply = model.MODELS[name].reply([user_text(text)], ["calc"])
     assert text_of(reply) == DECLINED[name].format(UNREADABLE[text])
     assert reply["stopReason"] == "stop" and not tool_calls(reply)
-# <<
+
+
+# << prod
 
 
 @pytest.mark.parametrize("text", list(READABLE))
@@ -215,6 +223,8 @@ def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> 
 def test_plain_arithmetic_in_a_sentence_is_calculated_whole(name: str, text: str) -> None:
     [call] = tool_calls(model.MODELS[name].reply([user_text(text)], ["calc"]))
     assert call["arguments"] == {"expression": READABLE[text]}
+
+
 # >> prod
 
 
@@ -242,7 +252,9 @@ def test_a_long_run_is_read_or_declined_at_once(text: str) -> None:
     done = events[-1]
     assert isinstance(done, Done)
     assert len(text_of(done.message)) < 200  # what it quotes back is cut short
-# <<
+
+
+# << prod
 
 
 def test_a_subclass_that_skips_init_is_still_scripted_v1() -> None:

@@ -10,10 +10,10 @@ words. Every history the lab itself produces is accepted.
 from __future__ import annotations
 
 # >> 02 until prod
-import contextlib
-import importlib.util
-import io
-# <<
+# import contextlib
+# import importlib.util
+# import io
+# << 02 until prod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from messages import (
     history_problem,
     # >> prod
     printable,
-    # <<
+    # << prod
     tool_result,
     user_text,
 )
@@ -194,6 +194,8 @@ def test_a_good_history_is_accepted(case: str) -> None:
     assert history_problem(history) is None
     events = list(ScriptedModel().stream(history, list(TOOLS.values())))
     assert isinstance(events[-1], Done)
+
+
 # >> prod
 
 
@@ -206,7 +208,9 @@ def test_ids_from_a_file_are_named_on_one_short_printable_line() -> None:
     assert problem.endswith(" and 995 more")
     orphan = history_problem([tool_result(hostile[0], "x")])
     assert orphan is not None and printable(orphan) == orphan and len(orphan) < 300
-# <<
+
+
+# << prod
 
 
 class Counted(dict):  # type: ignore[type-arg]
@@ -298,20 +302,22 @@ def test_the_loop_lets_a_refusal_through() -> None:
     with pytest.raises(HistoryRefused, match="did not have response messages: call_1$"):
         list(run_turn(ScriptedModel(), TOOLS, messages, user_text("what was the result")))
     assert messages[-1] == user_text("what was the result")  # the prompt is in the list, only it
+
+
 # >> 02 until prod
-
-
-def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = checked_stream(monkeypatch)
-    spec = importlib.util.spec_from_file_location("step_demo", STEP_DIR / "demo.py")
-    assert spec is not None and spec.loader is not None
-    demo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(demo)
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        demo.main()
-    assert out.getvalue() == (STEP_DIR / "expected-output.txt").read_text(encoding="utf-8")
-    assert seen and all(history_problem(history) is None for history in seen)
-# <<
+#
+#
+# def test_every_history_the_demo_builds_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+#     seen = checked_stream(monkeypatch)
+#     spec = importlib.util.spec_from_file_location("step_demo", STEP_DIR / "demo.py")
+#     assert spec is not None and spec.loader is not None
+#     demo = importlib.util.module_from_spec(spec)
+#     spec.loader.exec_module(demo)
+#     with contextlib.redirect_stdout(io.StringIO()) as out:
+#         demo.main()
+#     assert out.getvalue() == (STEP_DIR / "expected-output.txt").read_text(encoding="utf-8")
+#     assert seen and all(history_problem(history) is None for history in seen)
+# << 02 until prod
 # >> 04
 
 
@@ -325,4 +331,6 @@ def test_a_value_that_is_not_a_message_is_refused_not_crashed_on(value: object, 
     assert history_problem(history) == (  # type: ignore[arg-type]
         f"Invalid type for 'messages[1]': expected an object, but got {kind} instead."
     )
-# <<
+
+
+# << 04

@@ -19,9 +19,11 @@ from session import (
     persist_new_messages,
     read_session,
 )
+
 # >> prod
 from session_file import MAX_ENTRY_BYTES
-# <<
+
+# << prod
 from tools import default_tools
 
 
@@ -63,6 +65,8 @@ def test_one_write_path_ids_parents_and_the_leaf(tmp_path: Path) -> None:
     assert [first["parentId"], other["parentId"], second["parentId"]] == [None, "e1", "e2"]
     assert session.leaf_id == "e3"
     assert list(lines_of(session)[2]) == ["type", "id", "parentId", "note"]
+
+
 # >> prod
 
 
@@ -73,7 +77,9 @@ def test_an_entry_too_long_to_read_back_is_never_written(tmp_path: Path) -> None
     with pytest.raises(SessionError, match="limit a reader accepts"):
         session.append_message(user_text("x" * (MAX_ENTRY_BYTES + 1)))
     assert session.path.read_bytes() == before and session.leaf_id == "e1"
-# <<
+
+
+# << prod
 
 
 def test_a_session_file_deleted_during_the_run_is_not_recreated(tmp_path: Path) -> None:
@@ -152,21 +158,21 @@ def test_ids_are_unique_and_each_parent_is_the_previous_entry(tmp_path: Path) ->
         persisted = persist_new_messages(session, messages, persisted)
     reading = read_session(session.path)
     # >> 02 until 03
-    header, entries = reading.header, reading.entries
-    ids = [entry["id"] for entry in entries]
-    # <<
+    # header, entries = reading.header, reading.entries
+    # ids = [entry["id"] for entry in entries]
+    # << 02 until 03
     # >> 03
     ids = [entry["id"] for entry in reading.entries]
-    # <<
+    # << 03
     assert len(ids) == len(set(ids)) == 8
     # >> 02 until 03
-    assert [entry["parentId"] for entry in entries] == [None, *ids[:-1]]
-    assert header["id"] == "t"
-    # <<
+    # assert [entry["parentId"] for entry in entries] == [None, *ids[:-1]]
+    # assert header["id"] == "t"
+    # << 02 until 03
     # >> 03
     assert [entry["parentId"] for entry in reading.entries] == [None, *ids[:-1]]
     assert reading.header["id"] == "t"
-    # <<
+    # << 03
 
 
 def test_awkward_text_stays_on_one_line_and_round_trips(tmp_path: Path) -> None:
@@ -177,12 +183,12 @@ def test_awkward_text_stays_on_one_line_and_round_trips(tmp_path: Path) -> None:
     assert raw.count(b"\n") == 2  # header + one entry, each ending in \n
     assert "你好".encode() in raw  # stored as UTF-8, not \u escapes
     # >> 02 until 03
-    [entry] = read_session(session.path).entries
-    assert entry["message"] == user_text(awkward)
-    # <<
+    # [entry] = read_session(session.path).entries
+    # assert entry["message"] == user_text(awkward)
+    # << 02 until 03
     # >> 03
     assert read_session(session.path).entries[0]["message"] == user_text(awkward)
-    # <<
+    # << 03
 
 
 def test_appending_only_adds_bytes_at_the_end(tmp_path: Path) -> None:
@@ -204,11 +210,11 @@ def test_read_session_refuses_what_is_not_a_session(tmp_path: Path) -> None:
     with pytest.raises(UnusableSessionFile, match="not a session \\(no header line\\)"):
         read_session(not_json)
     # >> 02 until 03
-    garbage = tmp_path / "c.jsonl"
-    garbage.write_text('{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\nhi\n')
-    with pytest.raises(UnusableSessionFile, match="c.jsonl: line 2: not a JSON object$"):
-        read_session(garbage)
-    # <<
+    # garbage = tmp_path / "c.jsonl"
+    # garbage.write_text('{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\nhi\n')
+    # with pytest.raises(UnusableSessionFile, match="c.jsonl: line 2: not a JSON object$"):
+    #     read_session(garbage)
+    # << 02 until 03
     future = tmp_path / "b.jsonl"
     future.write_text('{"type":"header","version":99,"id":"x"}\n', encoding="utf-8")
     with pytest.raises(UnusableSessionFile, match="unsupported version 99"):
@@ -220,28 +226,30 @@ def test_a_cursor_past_the_end_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cursor 3"):
         persist_new_messages(session, [user_text("one")], 3)
     assert not session.path.exists()
+
+
 # >> 02 until 03
-
-
-def test_strict_reading_refuses_an_entry_it_could_not_show(tmp_path: Path) -> None:
-    session = new_session(tmp_path)
-    session.append_message(user_text("fine"))
-    with session.path.open("ab") as file:
-        file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"content":5}}\n')
-    with pytest.raises(
-        UnusableSessionFile, match="t.jsonl: line 3: no message a model could be given$"
-    ):
-        read_session(session.path)
-
-
-def test_strict_reading_refuses_a_repeated_id(tmp_path: Path) -> None:
-    session = new_session(tmp_path)
-    session.append_message(user_text("fine"))
-    with session.path.open("ab") as file:
-        file.write(session.path.read_bytes().splitlines(keepends=True)[1])
-    with pytest.raises(UnusableSessionFile, match="line 3: the id e1 is already taken$"):
-        read_session(session.path)
-# <<
+#
+#
+# def test_strict_reading_refuses_an_entry_it_could_not_show(tmp_path: Path) -> None:
+#     session = new_session(tmp_path)
+#     session.append_message(user_text("fine"))
+#     with session.path.open("ab") as file:
+#         file.write(b'{"type":"message","id":"e2","parentId":"e1","message":{"content":5}}\n')
+#     with pytest.raises(
+#         UnusableSessionFile, match="t.jsonl: line 3: no message a model could be given$"
+#     ):
+#         read_session(session.path)
+#
+#
+# def test_strict_reading_refuses_a_repeated_id(tmp_path: Path) -> None:
+#     session = new_session(tmp_path)
+#     session.append_message(user_text("fine"))
+#     with session.path.open("ab") as file:
+#         file.write(session.path.read_bytes().splitlines(keepends=True)[1])
+#     with pytest.raises(UnusableSessionFile, match="line 3: the id e1 is already taken$"):
+#         read_session(session.path)
+# << 02 until 03
 
 
 def test_append_entry_alone_sets_type_id_and_parent(tmp_path: Path) -> None:
@@ -250,6 +258,8 @@ def test_append_entry_alone_sets_type_id_and_parent(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="itself"):
             session.append_entry("x_lab_test_kind", clash)
     assert not session.path.exists()
+
+
 # >> prod
 
 
@@ -274,7 +284,9 @@ def test_entries_are_parsed_when_first_used_and_checked_all_the_same(tmp_path: P
     assert resumed.session.entries.damaged == 1
     assert list(resumed.session.entries) == ["e1", "e2", "e3", "e9", "e10", "e11"]
     assert read_session(session.path).skipped == 1
-# <<
+
+
+# << prod
 # >> 03
 
 
@@ -290,7 +302,9 @@ def test_a_repeated_id_whose_first_line_is_damaged_keeps_the_usable_one(tmp_path
     resumed = Session.open(session.path)
     assert [m["content"][0]["text"] for m in resumed.context.messages] == ["a", "b"]
     assert resumed.skipped == 1
-# <<
+
+
+# << 03
 # >> prod
 
 
@@ -308,7 +322,9 @@ def test_every_line_the_writer_writes_is_indexed_without_parsing(tmp_path: Path)
     for line in session.path.read_bytes().split(b"\n")[1:-1]:
         match = _ID_AT_START.match(line)
         assert match is not None and match.group(1).decode() == orjson.loads(line)["id"]
-# <<
+
+
+# << prod
 
 
 def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> None:
@@ -319,6 +335,8 @@ def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> 
     session.append_message(user_text("hello"))
     first_line = session.path.read_bytes().split(b"\n")[0]
     assert b'"parentSession":"/elsewhere/parent.jsonl"' in first_line
+
+
 # >> prod
 
 
@@ -334,8 +352,6 @@ def test_an_entry_another_program_appended_keeps_its_id(tmp_path: Path) -> None:
     ours = session.append_message(user_text("two"))
     assert ours["id"] not in ("e1", "e2") and ours["parentId"] == "e1"  # under this run's leaf
     assert [entry["id"] for entry in read_session(session.path).entries] == ["e1", "e2", ours["id"]]
-# <<
-# >> prod
 
 
 def test_the_readers_stand_in_for_a_damaged_line_is_never_written(tmp_path: Path) -> None:
@@ -345,4 +361,6 @@ def test_the_readers_stand_in_for_a_damaged_line_is_never_written(tmp_path: Path
     with pytest.raises(ValueError, match="never writes a 'damaged' entry"):
         session.append_entry("damaged", {})
     assert not session.path.exists()
-# <<
+
+
+# << prod

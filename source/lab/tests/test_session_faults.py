@@ -1,21 +1,23 @@
 # >>file 03
 # >> 03 until prod
-"""The session's own defence, in one process: a write cut short must never glue the next line
-onto its fragment."""
-# <<
+# """The session's own defence, in one process: a write cut short must never glue the next line
+# onto its fragment."""
+# << 03 until prod
 # >> prod
 """The session's own defences, in one process: the lock on the file while a run writes, a
 write cut short that must never glue the next line onto its fragment, and fsync. Real
 processes meet the same faults in test_durability.py."""
-# <<
+# << prod
 
 from __future__ import annotations
 
 import errno
 import os
+
 # >> prod
 import stat
-# <<
+
+# << prod
 from pathlib import Path
 
 import orjson
@@ -24,12 +26,14 @@ from conftest import Saved
 
 import session_file as session_module
 from messages import user_text
+
 # >> 03 until prod
-from session import Session, SessionError, read_session
-# <<
+# from session import Session, SessionError, read_session
+# << 03 until prod
 # >> prod
 from session import Session, SessionError, SessionInUse, read_session
-# <<
+
+# << prod
 
 STEP_DIR = Path(__file__).resolve().parent.parent
 
@@ -61,7 +65,9 @@ def test_create_with_lock_locks_the_file_when_it_is_created(tmp_path: Path) -> N
     with pytest.raises(SessionInUse):
         Session.open(session.path, lock=True)
     session.close()
-# <<
+
+
+# << prod
 
 
 # --- A write cut short -------------------------------------------------------------------
@@ -174,7 +180,6 @@ def test_fsync_syncs_every_append_and_the_folder_when_the_file_is_created(
     assert synced == [file]
 
 
-
 @pytest.mark.parametrize("which", ["the file", "its folder"])
 def test_a_sync_the_disk_refuses_says_the_line_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
@@ -220,4 +225,6 @@ def test_a_line_being_written_when_this_run_opened_never_lends_its_id(saved: Sav
     again = Session.open(saved.path)
     assert again.context.messages[-1] == user_text("this run's question")
     assert again.context.messages[:-1] == saved.messages  # ours hangs under e6, not under theirs
-# <<
+
+
+# << prod

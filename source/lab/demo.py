@@ -1,3 +1,4 @@
+# >>file prod
 """A scripted run of the production step: a run killed inside a tool call, and the run that
 takes over from it.
 
