@@ -17,6 +17,7 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
+    shortened,
     text_of,
     tool_calls,
     value_text,
@@ -69,6 +70,12 @@ class Model(Protocol):
 # An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
 _EXPRESSION = re.compile(r"[-+(]*\d[\d\s.+\-*/%()]*")
 _OPERATOR = re.compile(r"\d\s*[-+*/%]")
+# What may touch a stretch of arithmetic and leave it a whole expression: a quote before it,
+# sentence punctuation after it ("what is 12*8?"). Anything else glued on (1e3, 0x10, 1_000,
+# 1,000, 2x) makes the stretch a piece of something calc cannot read.
+_OPENING_QUOTES = "\"'“‘«"
+_CLOSING = re.compile(r"[?!,;:\"'”’»]*+(?:\s|\Z)")
+_SHOWN = 60  # at most this much of an unreadable expression is quoted back
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 
@@ -84,6 +91,7 @@ class Style:
     calculating: str
     answer: str  # {expression} {result}
     failed: str  # {expression} {error}
+    unreadable: str  # {text}
     recall: str  # {expression} {result}
     no_recall: str
 
@@ -95,6 +103,7 @@ PLAIN = Style(
     calculating="Let me calculate that.",
     answer="{expression} = {result}.",
     failed="I could not calculate {expression}: {error}.",
+    unreadable="I can only calculate plain arithmetic like 12*8; I cannot read {text}.",
     recall="The last result was {result} ({expression}).",
     no_recall="I have no earlier result in this conversation.",
 )
@@ -105,6 +114,7 @@ TERSE = Style(
     calculating="Calling calc.",
     answer="Result: {result} (from {expression}).",
     failed="calc failed on {expression}: {error}.",
+    unreadable="Plain arithmetic only (e.g. 12*8); cannot read {text}.",
     recall="Earlier result: {result} (from {expression}).",
     no_recall="No earlier result in this conversation.",
 )
@@ -154,6 +164,11 @@ class ScriptedModel:
         text = text_of(last)
         stretch = _find_stretch(text)
         if stretch is not None and "calc" in tool_names:
+            # Stop here: the whole expression or none of it. "1e3*2" holds the stretch "3*2";
+            # calling calc on that would answer a question nobody asked.
+            unreadable = _glued_word(text, stretch)
+            if unreadable is not None:
+                return assistant_message(style.unreadable.format(text=unreadable))
             call: ToolCallBlock = {
                 "type": "toolCall",
                 "id": _new_call_id(messages),
@@ -174,6 +189,30 @@ def _find_stretch(text: str) -> re.Match[str] | None:
         if _OPERATOR.search(match.group()):
             return match
     return None
+
+
+def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
+    """The word the stretch is a piece of ("1e3*2" around "3*2"), or None if the stretch is
+    a word of its own: only spaces, a quote before it or sentence punctuation after it touch it.
+
+    Each side is read once, from the stretch outwards, and at most _SHOWN characters are
+    quoted back: a long line costs one scan, and the reply stays short.
+    """
+    start, end = stretch.span()
+    before = text[max(0, start - _SHOWN) : start]
+    glued_before = bool(before) and not before[-1].isspace()
+    if glued_before and before[-1] in _OPENING_QUOTES:
+        glued_before = len(before) >= 2 and not before[-2].isspace()
+    glued_after = not text[end - 1].isspace() and _CLOSING.match(text, end) is None
+    if not glued_before and not glued_after:
+        return None
+    word = stretch.group().strip()
+    if glued_before:
+        word = before.split()[-1] + word
+    if glued_after:
+        glued = text[end : end + _SHOWN].split(maxsplit=1)[0]
+        word += glued.rstrip("?!,;:\"'”’»") or glued  # "3*2x?" reads "3*2x"
+    return shortened(word, _SHOWN)
 
 
 def _new_call_id(messages: Sequence[Message]) -> str:

@@ -29,19 +29,6 @@ from pathlib import Path
 # << prod
 from typing import Protocol
 
-# >> 02 until 06
-# from messages import (
-#     AssistantMessage,
-#     Message,
-#     ToolCallBlock,
-#     assistant_message,
-#     history_problem,
-#     text_of,
-#     tool_calls,
-#     value_text,
-# )
-# << 02 until 06
-# >> 06
 from messages import (
     AssistantMessage,
     Message,
@@ -49,13 +36,13 @@ from messages import (
     assistant_message,
     history_problem,
     shortened,
+    # >> 06
     summary_in,
+    # << 06
     text_of,
     tool_calls,
     value_text,
 )
-
-# << 06
 from tools import Tool
 
 
@@ -132,14 +119,12 @@ class Model(Protocol):
 _EXPRESSION = re.compile(r"(?<![-+(])[-+(]*+\d[\d\s.+\-*/%()]*")
 # << prod
 _OPERATOR = re.compile(r"\d\s*[-+*/%]")
-# >> prod
 # What may touch a stretch of arithmetic and leave it a whole expression: a quote before it,
 # sentence punctuation after it ("what is 12*8?"). Anything else glued on (1e3, 0x10, 1_000,
 # 1,000, 2x) makes the stretch a piece of something calc cannot read.
 _OPENING_QUOTES = "\"'“‘«"
 _CLOSING = re.compile(r"[?!,;:\"'”’»]*+(?:\s|\Z)")
 _SHOWN = 60  # at most this much of an unreadable expression is quoted back
-# << prod
 _GREETING = re.compile(r"^\s*(hello|hi|hey)\b", re.IGNORECASE)
 _ASKS_FOR_RESULT = re.compile(r"\b(result|answer)\b", re.IGNORECASE)
 
@@ -155,9 +140,7 @@ class Style:
     calculating: str
     answer: str  # {expression} {result}
     failed: str  # {expression} {error}
-    # >> prod
     unreadable: str  # {text}
-    # << prod
     recall: str  # {expression} {result}
     no_recall: str
 
@@ -169,9 +152,7 @@ PLAIN = Style(
     calculating="Let me calculate that.",
     answer="{expression} = {result}.",
     failed="I could not calculate {expression}: {error}.",
-    # >> prod
     unreadable="I can only calculate plain arithmetic like 12*8; I cannot read {text}.",
-    # << prod
     recall="The last result was {result} ({expression}).",
     no_recall="I have no earlier result in this conversation.",
 )
@@ -183,9 +164,7 @@ TERSE = Style(
     calculating="Calling calc.",
     answer="Result: {result} (from {expression}).",
     failed="calc failed on {expression}: {error}.",
-    # >> prod
     unreadable="Plain arithmetic only (e.g. 12*8); cannot read {text}.",
-    # << prod
     recall="Earlier result: {result} (from {expression}).",
     no_recall="No earlier result in this conversation.",
 )
@@ -260,13 +239,11 @@ class ScriptedModel:
         text = text_of(last)
         stretch = _find_stretch(text)
         if stretch is not None and "calc" in tool_names:
-            # >> prod
             # Stop here: the whole expression or none of it. "1e3*2" holds the stretch "3*2";
             # calling calc on that would answer a question nobody asked.
             unreadable = _glued_word(text, stretch)
             if unreadable is not None:
                 return assistant_message(style.unreadable.format(text=unreadable))
-            # << prod
             call: ToolCallBlock = {
                 "type": "toolCall",
                 "id": _new_call_id(messages),
@@ -309,6 +286,7 @@ def _find_stretch(text: str) -> re.Match[str] | None:
     return None  # not reached: the stretch around the operator is always found
 
 
+# << prod
 def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     """The word the stretch is a piece of ("1e3*2" around "3*2"), or None if the stretch is
     a word of its own: only spaces, a quote before it or sentence punctuation after it touch it.
@@ -331,9 +309,6 @@ def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
         glued = text[end : end + _SHOWN].split(maxsplit=1)[0]
         word += glued.rstrip("?!,;:\"'”’»") or glued  # "3*2x?" reads "3*2x"
     return shortened(word, _SHOWN)
-
-
-# << prod
 
 
 def _new_call_id(messages: Sequence[Message]) -> str:

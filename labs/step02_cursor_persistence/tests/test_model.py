@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import model
+from loop import run_turn
 from messages import Message, assistant_message, text_of, tool_calls, tool_result, user_text
 from model import Done, ScriptedModel, TextDelta, ToolCallEvent
 from tools import default_tools
@@ -104,6 +105,24 @@ def test_an_empty_history_gets_an_answer() -> None:
 
 
 # --- The whole expression, or none of it ---------------------------------------------------
+
+# The word calc cannot read, as the reply quotes it: never a piece ("1e3*2" is not "3*2").
+UNREADABLE = {
+    "what is 1e3*2": "1e3*2",
+    "what is 2*1e3": "2*1e3",
+    "what is 0x10*2": "0x10*2",
+    "what is 1_000*2": "1_000*2",
+    "what is 1,000*2": "1,000*2",
+    "what is 3*2x": "3*2x",
+    "what is 3*2x?": "3*2x",
+    "what is 1e3 * 2 please": "1e3 * 2",
+    "what is 2^3*4": "2^3*4",
+    "what is 2*3,5": "2*3,5",
+    "what is x-1*2": "x-1*2",
+    "what is 12*8please": "12*8please",
+    "what is 2*3²": "2*3²",
+    "what is 1e3*2 and 3*4": "1e3*2",  # the first expression decides; no skipping to the next
+}
 # Sentences around plain arithmetic: the expression calc is asked, exactly.
 READABLE = {
     "what is 12*8": "12*8",
@@ -120,6 +139,18 @@ READABLE = {
     "what is 2**10 and 3*4": "2**10",
     "hello\nwhat is 1.5*2\n": "1.5*2",
 }
+DECLINED = {
+    "scripted-v1": "I can only calculate plain arithmetic like 12*8; I cannot read {}.",
+    "scripted-v2": "Plain arithmetic only (e.g. 12*8); cannot read {}.",
+}
+
+
+@pytest.mark.parametrize("text", list(UNREADABLE))
+@pytest.mark.parametrize("name", list(model.MODELS))
+def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> None:
+    reply = model.MODELS[name].reply([user_text(text)], ["calc"])
+    assert text_of(reply) == DECLINED[name].format(UNREADABLE[text])
+    assert reply["stopReason"] == "stop" and not tool_calls(reply)
 
 
 @pytest.mark.parametrize("text", list(READABLE))
@@ -127,6 +158,12 @@ READABLE = {
 def test_plain_arithmetic_in_a_sentence_is_calculated_whole(name: str, text: str) -> None:
     [call] = tool_calls(model.MODELS[name].reply([user_text(text)], ["calc"]))
     assert call["arguments"] == {"expression": READABLE[text]}
+
+
+def test_a_declined_expression_runs_no_tool() -> None:
+    messages: list[Message] = []
+    list(run_turn(ScriptedModel(), default_tools(), messages, user_text("what is 1e3*2")))
+    assert [m["role"] for m in messages] == ["user", "assistant"]
 
 
 def test_a_subclass_that_skips_init_is_still_scripted_v1() -> None:

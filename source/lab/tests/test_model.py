@@ -12,11 +12,7 @@ import time
 import pytest
 
 import model
-
-# >> prod
 from loop import run_turn
-
-# << prod
 from messages import Message, assistant_message, text_of, tool_calls, tool_result, user_text
 from model import Done, ScriptedModel, TextDelta, ToolCallEvent
 from tools import default_tools
@@ -164,7 +160,6 @@ def test_an_empty_history_gets_an_answer() -> None:
 
 
 # --- The whole expression, or none of it ---------------------------------------------------
-# >> prod
 
 # The word calc cannot read, as the reply quotes it: never a piece ("1e3*2" is not "3*2").
 UNREADABLE = {
@@ -183,7 +178,6 @@ UNREADABLE = {
     "what is 2*3²": "2*3²",
     "what is 1e3*2 and 3*4": "1e3*2",  # the first expression decides; no skipping to the next
 }
-# << prod
 # Sentences around plain arithmetic: the expression calc is asked, exactly.
 READABLE = {
     "what is 12*8": "12*8",
@@ -200,7 +194,6 @@ READABLE = {
     "what is 2**10 and 3*4": "2**10",
     "hello\nwhat is 1.5*2\n": "1.5*2",
 }
-# >> prod
 DECLINED = {
     "scripted-v1": "I can only calculate plain arithmetic like 12*8; I cannot read {}.",
     "scripted-v2": "Plain arithmetic only (e.g. 12*8); cannot read {}.",
@@ -215,9 +208,6 @@ def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> 
     assert reply["stopReason"] == "stop" and not tool_calls(reply)
 
 
-# << prod
-
-
 @pytest.mark.parametrize("text", list(READABLE))
 @pytest.mark.parametrize("name", list(model.MODELS))
 def test_plain_arithmetic_in_a_sentence_is_calculated_whole(name: str, text: str) -> None:
@@ -225,13 +215,13 @@ def test_plain_arithmetic_in_a_sentence_is_calculated_whole(name: str, text: str
     assert call["arguments"] == {"expression": READABLE[text]}
 
 
-# >> prod
-
-
 def test_a_declined_expression_runs_no_tool() -> None:
     messages: list[Message] = []
     list(run_turn(ScriptedModel(), default_tools(), messages, user_text("what is 1e3*2")))
     assert [m["role"] for m in messages] == ["user", "assistant"]
+
+
+# >> prod
 
 
 @pytest.mark.parametrize(
