@@ -276,6 +276,60 @@ def test_a_file_to_check_that_is_no_file_is_one_error_line(tiny_lab: Path) -> No
         assert done.stderr == f"error: {shown} is not a file to check\n"
 
 
+LOOP = "Too many levels of symbolic links"
+LONG_NAME, LONG_PATH = "x" * 300 + ".py", "d/" * 3000 + "a.py"  # over NAME_MAX, over PATH_MAX
+NO_FILE = {  # what --file names: the one error line it must get
+    "loop.py": f"loop.py is not a file to check ({LOOP})",
+    "ping.py": f"ping.py is not a file to check ({LOOP})",
+    "loop.py/answer.py": f"answer.py is not a file to check ({LOOP})",
+    LONG_NAME: f"…{LONG_NAME[-99:]} is not a file to check (File name too long)",
+    LONG_PATH: f"…{LONG_PATH[-99:]} is not a file to check (File name too long)",
+    "caf\udce9.py": "caf\\xe9.py is not a file to check",  # b"caf\xe9.py", no UTF-8
+    "secret.py": "secret.py cannot be read (Permission denied)",
+}
+
+
+@pytest.mark.parametrize("name", list(NO_FILE), ids=lambda name: name[:20])
+def test_every_path_that_is_no_readable_file_is_one_error_line(
+    tiny_lab: Path, without_root_override: list[str], name: str
+) -> None:
+    """--file with a loop of symbolic links ended in a RuntimeError traceback (Python 3.11's
+    Path.resolve), a name or a path too long in an OSError one, and a file that cannot be
+    read was blamed on the student as a FAIL. Each is one `error:` line now, like a missing
+    file, with the reason; a name that is no UTF-8 is shown with its bytes escaped, and a
+    name of thousands of characters by its last hundred."""
+    import os
+
+    (tiny_lab / "loop.py").symlink_to("loop.py")
+    (tiny_lab / "ping.py").symlink_to("pong.py")
+    (tiny_lab / "pong.py").symlink_to("ping.py")
+    unreadable = tiny_lab / "secret.py"
+    unreadable.write_text(SOLVED)
+    unreadable.chmod(0)
+    done = subprocess.run(
+        [*without_root_override, sys.executable, "-m", "exercises", "check", "09.1",
+         "--file", os.fsencode(tiny_lab / name)],
+        cwd=tiny_lab, capture_output=True, timeout=20,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr[-300:]
+    assert done.stderr.decode() == f"error: {NO_FILE[name]}\n"
+
+
+def test_a_name_that_is_no_utf8_is_shown_with_its_bytes_escaped(tiny_lab: Path) -> None:
+    """The FAIL line's `(at FILE:LINE)` showed such a name with a surrogate (`\\udce9`), the
+    way Python decodes the byte, where the student's terminal shows the byte."""
+    import os
+
+    (tiny_lab / os.fsdecode(b"caf\xe9.py")).write_text("raise ValueError('nope')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "exercises", "check", "09.1", "--file",
+         os.fsencode(tiny_lab) + b"/caf\xe9.py"],
+        cwd=tiny_lab, capture_output=True, text=True, timeout=20,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, ""), done.stderr
+    assert done.stdout == "FAIL 09.1 double: ValueError: nope (at caf\\xe9.py:1)\n"
+
+
 def test_make_hands_the_id_over_as_one_word() -> None:
     """`make exercise ID=...` goes through a shell: the ID must arrive as one argument, so an
     ID holding a `;` is an unknown exercise, never a second command."""
