@@ -467,20 +467,37 @@ def test_a_closed_standard_output_is_one_line(tiny_lab: Path) -> None:
     assert (done.returncode, done.stderr) == (1, "error: standard output is closed\n")
 
 
-def test_make_expands_nothing_in_the_id() -> None:
-    """`make exercise ID='01.1$(shell touch F)'` ran the command when make expanded ID."""
+@pytest.mark.parametrize("target", ["exercise", "hint"])
+def test_make_expands_nothing_in_the_id(target: str) -> None:
+    """`make exercise ID='01.1$(shell touch F)'` ran the command when make expanded ID: first
+    in the recipe (now `$(value ID)`), then when make exported ID, a variable given on the
+    command line, to the recipe's environment (`make -n` runs no recipe, so it never saw
+    that). A real run of each target that takes an ID must touch nothing."""
+    import os
     import tempfile
 
+    # Not the make this test may run under (make check): its flags are not for this make.
+    environment = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS",
+                   "MAKELEVEL", "MAKEOVERRIDES")}  # fmt: skip
     with tempfile.TemporaryDirectory() as folder:
         touched = Path(folder) / "F"
-        done = subprocess.run(
-            ["make", "-n", "-C", str(LAB_ROOT), "exercise", f"ID=01.1$(shell touch {touched})"],
-            capture_output=True, text=True, timeout=20,
+        injected = f"01.1$(shell touch {touched})"
+        shown = subprocess.run(
+            ["make", "-n", "-C", str(LAB_ROOT), target, f"ID={injected}"],
+            capture_output=True, text=True, timeout=20, env=environment,
         )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        assert not touched.exists()
-    commands = [line for line in done.stdout.splitlines() if "-m exercises" in line]
-    assert commands and commands[-1].endswith(f"'01.1$(shell touch {touched})'"), commands
+        assert shown.returncode == 0, shown.stderr
+        commands = [line for line in shown.stdout.splitlines() if "-m exercises" in line]
+        assert commands and commands[-1].endswith(f"'{injected}'"), commands
+        # The real run, with this interpreter, and the lab's install taken as done.
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-C", str(LAB_ROOT), "-o",
+             ".venv/.installed-requirements", f"PY={sys.executable}", target,
+             f"ID={injected}"],
+            capture_output=True, text=True, timeout=60, env=environment,
+        )  # fmt: skip
+        assert not touched.exists(), f"make {target} ran the $(shell ...) in ID"
+        assert f"error: no exercise '{injected}' (known: " in done.stderr, done.stderr
 
 
 def test_files_lists_every_file_of_an_exercise(tiny_lab: Path) -> None:
