@@ -72,7 +72,11 @@ exercises: $(INSTALLED)
 # ID reaches the runner as one word, whatever it holds: make hands a recipe to the shell, and
 # ID="01.1; rm -rf ~" must be an unknown exercise, not a command. $(value ID) is the text as
 # typed: make expands nothing in it, so ID='01.1$(shell rm -rf ~)' runs nothing either.
+# And ID is not exported: make puts a variable given on the command line into each recipe's
+# environment, and expands it to do so, which ran that $(shell ...) before the recipe did.
+# (A sub-make still gets ID, escaped, through MAKEFLAGS.)
 QUOTED_ID = '$(subst ','\'',$(value ID))'
+unexport ID
 
 exercise: $(INSTALLED)
 	@$(PY) -m exercises check $(QUOTED_ID)

@@ -17,12 +17,14 @@ import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
+from errno import ELOOP, ENOENT, ENOTDIR
 from pathlib import Path
 from typing import IO
 
@@ -51,6 +53,7 @@ MAX_HINT_CHARACTERS = 600  # a hint points the way; a longer text starts to be t
 PENDING = {*()}
 
 RUN_ONE = Path(__file__).with_name("run_one.py")
+MAX_SHOWN = 100  # characters of a path named in an error line: its end, where it differs
 OUTPUT_KEPT = 8192  # bytes of a check's own output kept: the end of a traceback, not a flood
 RUNNING: set[ForkedCheck] = set()  # checks under way, to stop on Ctrl-C
 LAUNCHERS: set[Launcher] = set()
@@ -498,9 +501,10 @@ def main(argv: list[str]) -> int:
     if args.solution:
         path = exercise.solution
     elif args.file:
-        path = args.file.resolve()
-        if not path.is_file():  # a FIFO would block the check until its timeout, 120 s
-            print(f"error: {shown(args.file)} is not a file to check", file=sys.stderr)
+        try:
+            path = file_to_check(args.file)
+        except NoFileToCheck as error:
+            print(f"error: {error}", file=sys.stderr)
             return 2
     else:
         path = exercise.starter
@@ -511,6 +515,37 @@ def main(argv: list[str]) -> int:
         launcher.close()
     print(verdict.line)
     return 0 if verdict.kind == "pass" else 1
+
+
+class NoFileToCheck(Exception):
+    """--file names something the check cannot read: the one line says what and why."""
+
+
+def file_to_check(given: Path) -> Path:
+    """The regular file `given` names, resolved, once it has been opened for reading: a
+    FIFO would block the check until its timeout (120 s), and a file that cannot be read
+    would be blamed on the student's code as a FAIL. Every way a path can be wrong (missing,
+    a folder, a loop of symbolic links, a name too long, no permission) is one line, and a
+    name of thousands of characters is shown by its end."""
+    name = shown(given)
+    name = name if len(name) <= MAX_SHOWN else "…" + name[-(MAX_SHOWN - 1) :]
+    try:
+        path = given.resolve()
+        is_file = stat.S_ISREG(path.stat().st_mode)
+    except RuntimeError:  # Python 3.11's resolve() on a loop of symbolic links
+        loop = os.strerror(ELOOP)
+        raise NoFileToCheck(f"{name} is not a file to check ({loop})") from None
+    except OSError as error:
+        why = "" if error.errno in (ENOENT, ENOTDIR) else f" ({error.strerror or error})"
+        raise NoFileToCheck(f"{name} is not a file to check{why}") from None
+    if not is_file:
+        raise NoFileToCheck(f"{name} is not a file to check")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise NoFileToCheck(f"{name} cannot be read ({error.strerror or error})") from None
+    return path
 
 
 def files_of(exercise: Exercise) -> list[tuple[str, Path]]:

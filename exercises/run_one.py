@@ -64,11 +64,17 @@ def load(path: Path, name: str) -> ModuleType:
 
 
 def shown(path: Path) -> str:
-    """The path as a student types it: relative to the lab's root when it is inside it."""
+    """The path as a student types it: relative to the lab's root when it is inside it.
+
+    It never raises: a path that cannot be resolved (a loop of symbolic links, a name too
+    long) is shown by its last part, and bytes that are no UTF-8 as escapes (`\\xff`), not
+    as the surrogates Python decodes them to.
+    """
     try:
-        return str(path.resolve().relative_to(LAB_ROOT))
-    except ValueError:
-        return path.name
+        text = str(path.resolve().relative_to(LAB_ROOT))
+    except (ValueError, OSError, RuntimeError):  # outside the lab; unresolvable (3.11: loop)
+        text = path.name
+    return os.fsencode(text).decode("utf-8", errors="backslashreplace")
 
 
 def message_and_blame(error: AssertionError) -> tuple[str, object | None]:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import networkx as nx
 
@@ -283,21 +283,43 @@ def start_program(
 
 
 def read_until(
-    process: subprocess.Popen[bytes], marker: bytes, seen: bytes = b"", times: int = 1
+    process: subprocess.Popen[bytes],
+    marker: bytes,
+    seen: bytes = b"",
+    times: int = 1,
+    timeout: float = 20,
 ) -> bytes:
     """Read a running program's output until `marker` has shown up `times` times in all.
 
-    Gives up after 20 s, with what the program said on stderr: a notebook cell that waits
-    for a prompt that never comes should fail, not hang.
+    Gives up after `timeout` seconds, with what the program has said on stderr so far: a
+    notebook cell that waits for a prompt that never comes should fail, not hang. The
+    deadline holds while the program is alive and silent (waiting at its prompt): each read
+    waits only as long as is left, and stderr is read without waiting at all.
     """
     assert process.stdout is not None and process.stderr is not None
-    deadline = time.monotonic() + 20
-    while seen.count(marker) < times:
-        chunk = process.stdout.read1(4096)
-        if not chunk or time.monotonic() > deadline:
-            raise RuntimeError(f"no {marker!r}: {process.stderr.read1(4096)!r}")
-        seen += chunk
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(process.stdout, selectors.EVENT_READ)
+        while seen.count(marker) < times:
+            if not waiting.select(max(0.0, deadline - time.monotonic())):
+                raise RuntimeError(
+                    f"no {marker!r} after {timeout} s: {_said_so_far(process.stderr)!r}"
+                )
+            chunk = os.read(process.stdout.fileno(), 4096)  # what is there: it never waits
+            if not chunk:  # the program closed its output (it ended)
+                raise RuntimeError(f"no {marker!r}: {_said_so_far(process.stderr)!r}")
+            seen += chunk
     return seen
+
+
+def _said_so_far(stream: IO[bytes]) -> bytes:
+    """What the pipe holds right now (up to 4 KiB), without waiting for more: a program that
+    is alive keeps its stderr open, and a blocking read would wait for it to end."""
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(stream, selectors.EVENT_READ)
+        if not waiting.select(0):
+            return b""
+    return os.read(stream.fileno(), 4096)
 
 
 def the_session(folder: Path) -> Path:

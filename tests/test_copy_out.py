@@ -122,3 +122,37 @@ NO_PROOF = {
 def test_a_step_whose_tests_prove_nothing_fails(tmp_path: Path, why: str) -> None:
     done = copy_out(make_step(tmp_path, tests=NO_PROOF[why]))
     assert done.returncode == 1, why
+
+
+STEPS_THERE = "(the steps there: step01_real, step02_real)"
+NO_STEP = {  # the arguments after copy_out.py (in a lab with two steps): the one line they get
+    "typo": (["labs/step99_typo"], f"labs/step99_typo is not a step folder: no such folder "
+             f"{STEPS_THERE}"),
+    "typo, --venv-only": (["--venv-only", "labs/step99_typo"], "no such folder"),
+    "typo, --own-venv": (["--own-venv", "labs/step99_typo"], "no such folder"),
+    "typo, a later shard": (["--shard", "2/3", "labs/step99_typo"], "no such folder"),
+    "a file": (["labs/step01_real/demo.py"], "demo.py is not a step folder: a file"),
+    "no requirements": (["--venv-only", "labs/step01_real"], "it has no requirements.txt"),
+    "no expected output": (["labs/step02_real"], "it has no expected-output.txt"),
+    "a loop": (["labs/step03_loop"], "step03_loop is not a step folder: Too many levels of"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(NO_STEP))
+def test_a_folder_that_is_no_step_is_one_error_line(case: str, tmp_path: Path) -> None:
+    """A mistyped step folder ended in a FileNotFoundError traceback, with --venv-only too
+    (what `make step-venv` runs): from the copy, the install or the demo's expected output.
+    It is one line now, naming the folder (and the steps there), and nothing is made."""
+    arguments, said = NO_STEP[case]
+    labs = make_step(tmp_path).parent  # labs/step99_example, with no requirements.txt
+    (labs / "step99_example").rename(labs / "step01_real")
+    (labs / "step02_real").mkdir()  # no expected-output.txt
+    (labs / "step03_loop").symlink_to("step03_loop")
+    done = subprocess.run(
+        [sys.executable, str(COPY_OUT), *arguments],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr[-2000:]
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"error: {arguments[-1]} is not a step folder: "), line
+    assert said in line

@@ -276,6 +276,60 @@ def test_a_file_to_check_that_is_no_file_is_one_error_line(tiny_lab: Path) -> No
         assert done.stderr == f"error: {shown} is not a file to check\n"
 
 
+LOOP = "Too many levels of symbolic links"
+LONG_NAME, LONG_PATH = "x" * 300 + ".py", "d/" * 3000 + "a.py"  # over NAME_MAX, over PATH_MAX
+NO_FILE = {  # what --file names: the one error line it must get
+    "loop.py": f"loop.py is not a file to check ({LOOP})",
+    "ping.py": f"ping.py is not a file to check ({LOOP})",
+    "loop.py/answer.py": f"answer.py is not a file to check ({LOOP})",
+    LONG_NAME: f"…{LONG_NAME[-99:]} is not a file to check (File name too long)",
+    LONG_PATH: f"…{LONG_PATH[-99:]} is not a file to check (File name too long)",
+    "caf\udce9.py": "caf\\xe9.py is not a file to check",  # b"caf\xe9.py", no UTF-8
+    "secret.py": "secret.py cannot be read (Permission denied)",
+}
+
+
+@pytest.mark.parametrize("name", list(NO_FILE), ids=lambda name: name[:20])
+def test_every_path_that_is_no_readable_file_is_one_error_line(
+    tiny_lab: Path, without_root_override: list[str], name: str
+) -> None:
+    """--file with a loop of symbolic links ended in a RuntimeError traceback (Python 3.11's
+    Path.resolve), a name or a path too long in an OSError one, and a file that cannot be
+    read was blamed on the student as a FAIL. Each is one `error:` line now, like a missing
+    file, with the reason; a name that is no UTF-8 is shown with its bytes escaped, and a
+    name of thousands of characters by its last hundred."""
+    import os
+
+    (tiny_lab / "loop.py").symlink_to("loop.py")
+    (tiny_lab / "ping.py").symlink_to("pong.py")
+    (tiny_lab / "pong.py").symlink_to("ping.py")
+    unreadable = tiny_lab / "secret.py"
+    unreadable.write_text(SOLVED)
+    unreadable.chmod(0)
+    done = subprocess.run(
+        [*without_root_override, sys.executable, "-m", "exercises", "check", "09.1",
+         "--file", os.fsencode(tiny_lab / name)],
+        cwd=tiny_lab, capture_output=True, timeout=20,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr[-300:]
+    assert done.stderr.decode() == f"error: {NO_FILE[name]}\n"
+
+
+def test_a_name_that_is_no_utf8_is_shown_with_its_bytes_escaped(tiny_lab: Path) -> None:
+    """The FAIL line's `(at FILE:LINE)` showed such a name with a surrogate (`\\udce9`), the
+    way Python decodes the byte, where the student's terminal shows the byte."""
+    import os
+
+    (tiny_lab / os.fsdecode(b"caf\xe9.py")).write_text("raise ValueError('nope')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "exercises", "check", "09.1", "--file",
+         os.fsencode(tiny_lab) + b"/caf\xe9.py"],
+        cwd=tiny_lab, capture_output=True, text=True, timeout=20,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, ""), done.stderr
+    assert done.stdout == "FAIL 09.1 double: ValueError: nope (at caf\\xe9.py:1)\n"
+
+
 def test_make_hands_the_id_over_as_one_word() -> None:
     """`make exercise ID=...` goes through a shell: the ID must arrive as one argument, so an
     ID holding a `;` is an unknown exercise, never a second command."""
@@ -413,20 +467,37 @@ def test_a_closed_standard_output_is_one_line(tiny_lab: Path) -> None:
     assert (done.returncode, done.stderr) == (1, "error: standard output is closed\n")
 
 
-def test_make_expands_nothing_in_the_id() -> None:
-    """`make exercise ID='01.1$(shell touch F)'` ran the command when make expanded ID."""
+@pytest.mark.parametrize("target", ["exercise", "hint"])
+def test_make_expands_nothing_in_the_id(target: str) -> None:
+    """`make exercise ID='01.1$(shell touch F)'` ran the command when make expanded ID: first
+    in the recipe (now `$(value ID)`), then when make exported ID, a variable given on the
+    command line, to the recipe's environment (`make -n` runs no recipe, so it never saw
+    that). A real run of each target that takes an ID must touch nothing."""
+    import os
     import tempfile
 
+    # Not the make this test may run under (make check): its flags are not for this make.
+    environment = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS",
+                   "MAKELEVEL", "MAKEOVERRIDES")}  # fmt: skip
     with tempfile.TemporaryDirectory() as folder:
         touched = Path(folder) / "F"
-        done = subprocess.run(
-            ["make", "-n", "-C", str(LAB_ROOT), "exercise", f"ID=01.1$(shell touch {touched})"],
-            capture_output=True, text=True, timeout=20,
+        injected = f"01.1$(shell touch {touched})"
+        shown = subprocess.run(
+            ["make", "-n", "-C", str(LAB_ROOT), target, f"ID={injected}"],
+            capture_output=True, text=True, timeout=20, env=environment,
         )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        assert not touched.exists()
-    commands = [line for line in done.stdout.splitlines() if "-m exercises" in line]
-    assert commands and commands[-1].endswith(f"'01.1$(shell touch {touched})'"), commands
+        assert shown.returncode == 0, shown.stderr
+        commands = [line for line in shown.stdout.splitlines() if "-m exercises" in line]
+        assert commands and commands[-1].endswith(f"'{injected}'"), commands
+        # The real run, with this interpreter, and the lab's install taken as done.
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-C", str(LAB_ROOT), "-o",
+             ".venv/.installed-requirements", f"PY={sys.executable}", target,
+             f"ID={injected}"],
+            capture_output=True, text=True, timeout=60, env=environment,
+        )  # fmt: skip
+        assert not touched.exists(), f"make {target} ran the $(shell ...) in ID"
+        assert f"error: no exercise '{injected}' (known: " in done.stderr, done.stderr
 
 
 def test_files_lists_every_file_of_an_exercise(tiny_lab: Path) -> None:

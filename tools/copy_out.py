@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import hashlib
 import os
 import re
@@ -125,6 +126,38 @@ def shard_files(tests: Path, shard: str | None) -> list[str]:
     return [str(f.relative_to(tests.parent)) for f in sorted(shares[index - 1])]
 
 
+class NoStepFolder(Exception):
+    """The folder named is not one this tool can copy: the one line says which, and why."""
+
+
+def step_folder(given: Path, needs: list[str]) -> Path:
+    """`given`, resolved, once it is a folder holding the files this run reads (`needs`). A
+    mistyped step (`make step-venv` with a folder renamed, a typo at the command line) ended
+    in a FileNotFoundError traceback from the copy or the install; it is one line now, with
+    the steps that are there."""
+    name = os.fsencode(given).decode("utf-8", errors="backslashreplace")  # as it was typed
+    try:
+        folder = given.resolve()
+        is_folder = folder.is_dir()
+        lacking = [need for need in needs if not (folder / need).is_file()]
+    except RuntimeError:  # Python 3.11's resolve() on a loop of symbolic links
+        loop = os.strerror(errno.ELOOP)
+        raise NoStepFolder(f"{name} is not a step folder: {loop}") from None
+    except OSError as error:  # a name too long, a folder it may not look in
+        raise NoStepFolder(f"{name} is not a step folder: {error.strerror or error}") from None
+    if not is_folder:
+        try:
+            steps = sorted(p.name for p in folder.parent.glob("step[0-9][0-9]_*") if p.is_dir())
+        except OSError:
+            steps = []
+        there = f" (the steps there: {', '.join(steps)})" if steps else ""
+        what = "a file" if folder.exists() else "no such folder"
+        raise NoStepFolder(f"{name} is not a step folder: {what}{there}")
+    if lacking:
+        raise NoStepFolder(f"{name} is not a step folder: it has no {' and no '.join(lacking)}")
+    return folder
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("step", type=Path, help="a step folder, e.g. labs/step03_continue")
@@ -141,7 +174,14 @@ def main() -> int:
         and int(args.shard.split("/")[0]) <= int(args.shard.split("/")[1])
     ):
         parser.error("--shard takes I/N, two whole numbers, 1 <= I <= N")
-    original = args.step.resolve()
+    first = args.shard is None or args.shard.startswith("1/")
+    needs = ["requirements.txt"] if args.venv_only or args.own_venv else []
+    needs += ["expected-output.txt"] if first and not args.venv_only else []
+    try:
+        original = step_folder(args.step, needs)
+    except NoStepFolder as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     if args.venv_only:  # `make check` runs this beside the lab's own install
         own_venv(original)
         return 0
@@ -157,7 +197,6 @@ def main() -> int:
         shutil.copytree(original, copy, ignore=LEFTOVERS)
         elsewhere = Path(folder) / "elsewhere"
         elsewhere.mkdir()
-        first = args.shard is None or args.shard.startswith("1/")
         demo_ok = check_demo(python, original, copy, elsewhere) if first else True
         files = shard_files(copy / "tests", args.shard)
         if args.shard and not files:  # no arguments at all would mean every test file
