@@ -41,6 +41,10 @@ Reopened with `Session.open`, the fork resumes the parent's conversation and mod
 file is only read: not one byte of it changes, and a read-only parent forks like any other.
 A `session_id` whose file already exists must raise and leave that file as it was (the one
 write path refuses to overwrite); so must a parent that is not a session, creating nothing.
+A parent whose path is empty (a header and a torn first line, as a crash at the very first
+save leaves it) has no conversation to fork, and a fork's file is written by its first copy:
+raise `SessionError` (from `session`), creating nothing, never return a path that names no
+fork, or names another session's file.
 
 Check it with `python -m exercises check 05.1` or the notebook.
 """
@@ -50,14 +54,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf  # noqa: F401  (you will need it)
-from session import Session, read_session  # noqa: F401  (you will need them)
+from session import Session, SessionError, read_session  # noqa: F401  (you will need them)
 
 
 def fork_session(
     path: Path | str, directory: Path | str, *, session_id: str, created_at: str
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
-    # TODO: read the parent (read_session), create the fork (header with parentSession), copy
-    # the path's entries but branch ones with fork.append_entry, the ids a label
-    # or a summary names turned into the fork's, and return fork.path.
+    # TODO: read the parent (read_session), refuse one with no path (SessionError), create the
+    # fork (header with parentSession), copy the path's entries but branch ones with
+    # fork.append_entry, the ids a label or a summary names turned into the fork's, and
+    # return fork.path.
     raise NotImplementedError("fork_session is not written yet")

@@ -1,6 +1,7 @@
 """Check 05.1: parents (turns, moves, model switches, labels, summaries, a newer kind, damaged
 lines), forked by the student and the solution, give the same header and copies (an id a copy
-names compared by the copy it names); each parent read-only while forked (ReadOnly)."""
+names compared by the copy it names); each parent read-only while forked (ReadOnly); a parent
+with an empty path (a torn first line) refused with SessionError, even over a taken id."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from hypothesis import strategies as st
 import commands
 from exercises import harness as h
 from messages import preview
+from session import SessionError
 
 COPIES = "copy the path's entries but branches"
 FIELDS = "a copy keeps each field, ids the fork's"
 HEADER = "the header names the parent's absolute path"
 READ = "the parent is only read"
-REFUSE = "no fork of no session, or over a file"
+REFUSE = "no fork of no session, of no path, or over a file"
 PRIVATE = "a fork is private: the file 0600, a folder it makes 0700"
 LABELS = st.tuples(st.sampled_from(["good", "bad"]), st.sampled_from(["e1", "e3", "e5", "list"]))
 OPS = st.lists(st.one_of(
@@ -63,7 +65,12 @@ def check(module: ModuleType) -> str:
         if modes != ["600", "700"]:
             said = "the file {}, its new folder {}".format(*modes)
             h.fail(PRIVATE, "a fork into a new folder, umask 022", said, module.fork_session)
-    return f"{parents + 1} parents forked alike, only read, the forks 0600; 4 bad forks refused"
+        torn, saved = root / "torn.jsonl", parent.read_bytes()  # a crash at the first save left
+        torn.write_bytes(saved[: saved.index(b"\n") + 31])  # a header and a torn first line
+        empty = {"parent": "an empty path, over a session", "new": "an empty path"}
+        for session_id, what in empty.items():
+            refused(pair[0], torn, root / "sessions", session_id, what, SessionError)
+    return f"{parents + 1} parents forked alike, only read, the forks 0600; 6 bad forks refused"
 
 
 def build(folder: Path, ops: list[str]) -> Path:
@@ -109,9 +116,7 @@ def forked_alike(pair: tuple[h.Subject, h.Subject], named: tuple[str | None, lis
                 h.fail(COPIES, case, f"it returned {h.short(outcome.value)}", outcome.line)
             forks.append(h.entries_in(fork, header=True))
             lines.append(outcome.line)
-        (mine, theirs), line = forks, lines[0]
-        if not theirs:
-            return  # no usable entry in the parent: no rule says what its fork holds
+        (mine, theirs), line = forks, lines[0]  # the solution refuses a parent with no entry
         if not mine or not h.covers(header_of(mine[0]), header_of(theirs[0])):
             said = h.uncovered(header_of(mine[0]), header_of(theirs[0])) if mine else "no fork"
             h.fail(HEADER, case, said, line)
@@ -154,11 +159,17 @@ def payloads(entries: list[Any]) -> list[dict[str, Any]]:
     return found
 
 
-def refused(subject: h.Subject, path: Path, directory: Path, session_id: str, what: str) -> None:
-    made = set(directory.glob("*"))
+def refused(subject: h.Subject, path: Path, directory: Path, session_id: str, what: str,
+            named: type[Exception] = Exception) -> None:  # fmt: skip
+    made = {file: h.Snapshot(file) for file in directory.glob("*")}  # each file there, as it was
     with AUDIT[0].only_read(path) as written:
         outcome = subject.call(subject.module.fork_session, path, directory,
                                session_id=session_id, created_at="2026-01-03")  # fmt: skip
-    said = [*written, *(f"it made {p.name}" for p in set(directory.glob("*")) - made)]
-    if said or outcome.error is None:
-        h.fail(REFUSE, what, said[0] if said else "it returned", outcome.line)
+    said = [*written, *(f"it made {p.name}" for p in set(directory.glob("*")) - made.keys())]
+    said += [f"{p.name}: {change}" for p, before in made.items() if (change := before.change())]
+    if said or not isinstance(outcome.error, named):
+        value = outcome.value  # a path: said by its name, never its temporary folder
+        got = Path(value).name if isinstance(value, str | os.PathLike) else h.short(value)
+        said.append(f"{outcome.said()}, expected a {named.__name__}" if outcome.error
+                    else f"it returned {got}")  # fmt: skip
+        h.fail(REFUSE, what, said[0], outcome.line)

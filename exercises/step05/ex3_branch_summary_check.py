@@ -29,7 +29,8 @@ LINES = ["hello", "what is 12*8", "what was the result", "/model scripted-v2",
 NAMED = [["hello", "/model scripted-v2", "what is 12*8", "what was the result", "/branch e3"],
          ["hello", "what is 12*8", "/branch e2", "what is 2+3", "/branch e6"],
          ["hello", "what is 12*8", "/branch e2", "/branch e7"], ["what is 12*8", "/branch e2"],
-         ["hello", "what is 12*8", "/branch e2", "/model scripted-v2", "/branch e8"]]  # fmt: skip
+         ["hello", "what is 12*8", "/branch e2", "/model scripted-v2", "/branch e8"],
+         ["hello", *(f"what is {n}*{n} then" for n in range(11, 18)), "/branch e2"]]  # fmt: skip
 KINDS = {"branch_summary": st.fixed_dictionaries({"fromId": st.sampled_from(["e1", "e2"])},
                                                  optional={"summary": h.odd_values("asked: x")}),
          "model_change": st.just({"model": "v2"})}  # fmt: skip
@@ -58,7 +59,8 @@ def check(module: ModuleType) -> str:
                         lambda script: alike(pair, script), 60) + len(NAMED)  # fmt: skip
     return (
         f"{scripts} scripts of moves through the step's dispatcher wrote summaries holding what "
-        "was left behind and left the chat as the solution's; left_behind and the context "
+        f"was left behind, within {SOLUTION[0].SUMMARY_LIMIT} characters (one branch too long to "
+        "hold whole), and left the chat as the solution's; left_behind and the context "
         f"agreed with it on {trees} trees; two new processes reopened files alike"
     )
 
@@ -91,19 +93,26 @@ def held(lines: list[Any]) -> list[Any]:
             left = SOLUTION[0].left_behind(by_id, entry.get("fromId"), move.get("parentId"))
             wanted = [text_of(e["message"]) for e in left if e["type"] == "message"
                       and e["message"]["role"] in ("user", "toolResult")]  # fmt: skip
-            entry = {**entry, "summary": holds(entry.get("summary"), wanted)}
+            cut = len(SOLUTION[0].summarize_branch(left)) >= SOLUTION[0].SUMMARY_LIMIT
+            entry = {**entry, "summary": holds(entry.get("summary"), wanted, cut)}
         seen.append(entry)
     return seen
 
 
-def holds(summary: object, wanted: list[str]) -> str:
-    if not isinstance(summary, str) or len(summary) > SOLUTION[0].SUMMARY_LIMIT:
-        return f"{h.short(summary, 30)}, too long or no text"
-    at = 0
+def holds(summary: object, wanted: list[str], cut: bool) -> str:
+    """Said "all" for text of at most SUMMARY_LIMIT characters (a "…" counts) holding each text
+    wanted, in order; where the solution's is cut (too much to hold), those it holds, in order."""
+    if not isinstance(summary, str):
+        return f"{h.short(summary, 30)}, no text"
+    if len(summary) > (limit := SOLUTION[0].SUMMARY_LIMIT):
+        return f"{len(summary)} characters, over {limit}"
+    at, kept = 0, not wanted
     for text in wanted:
-        if (at := summary.find(text, at)) < 0:
+        if (found := summary.find(text, at)) >= 0:
+            at, kept = found, True
+        elif not cut:
             return f"no {text!r}"
-    return "all"
+    return "all" if kept else "none of what was left"
 
 
 SOLUTION: list[ModuleType] = []

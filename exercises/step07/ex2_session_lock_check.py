@@ -3,10 +3,12 @@ the lock can be taken again; a missing session is not "in use". Then real proces
 (open_locked, then a line written through the step's writer) is SIGKILLed, and the session
 must lock again at once, with nothing left in the folder; a live holder that has written must
 keep it (lock_session refused with SessionInUse, at once) with no file beside the session,
-and another session of the folder stays free."""
+and another session of the folder stays free; locks and refusals leave no descriptor open."""
 
 from __future__ import annotations
 
+import gc
+import os
 import signal
 import tempfile
 from collections.abc import Iterator
@@ -25,7 +27,10 @@ AGAIN = "unlock_session lets go of it"
 HELD = "a live holder keeps it: SessionInUse, at once"
 OWN = "the lock is the session file's own"
 ONLY = "SessionInUse only for a session another run holds"
+SHUT = "a refusal leaves nothing open"
 WAIT = 2.0  # seconds a refusal may take: it never waits for the holder
+TIMES = 50  # locks and unlocks, and refusals: a descriptor leaked by each is 50 more open
+FDS = next((fds for fds in ("/proc/self/fd", "/dev/fd") if os.path.isdir(fds)), None)
 HOLDER = """
 from messages import user_text
 held, opened = module.open_locked(args[0])
@@ -48,6 +53,12 @@ def check(module: ModuleType) -> str:
             said_ = said(got) if got.error else said(unlocked) if unlocked.error else said(again)
             h.fail(AGAIN, "lock, unlock, lock a session no one holds", said_, blame)
         module.unlock_session(again.value)
+        fds = open_fds()
+        for _ in range(TIMES):
+            module.unlock_session(module.lock_session(path))
+        if (left := open_fds() - fds) > 0:
+            h.fail(AGAIN, f"{TIMES} locks and unlocks", f"{left} descriptors left open",
+                   module.unlock_session)  # fmt: skip
         if (changed := before.change()) or (made := sorted(Path(folder).iterdir())) != files:
             said_ = changed or f"it made {', '.join(p.name for p in made if p not in files)}"
             h.fail(QUIET, "lock, unlock, lock, unlock", f"the session: {said_}", blame)
@@ -62,7 +73,10 @@ def check(module: ModuleType) -> str:
         h.say(other, "hello")
         with holder(subject, path, HELD, "a holder alive, after a write"):
             got, free = attempt(subject, path), attempt(subject, other.session.path)
-            held = sorted(Path(folder).iterdir())
+            held, fds = sorted(Path(folder).iterdir()), open_fds()
+            for _ in range(TIMES if isinstance(got.error, SessionInUse) else 0):
+                attempt(subject, path)
+            left = open_fds() - fds
         if not isinstance(got.error, SessionInUse):
             h.fail(HELD, "the holder alive after a write", said(got), blame)
         if free.error is not None:
@@ -77,10 +91,13 @@ def check(module: ModuleType) -> str:
             module.unlock_session(got.value)
         made = sorted(Path(folder).iterdir())
         unchanged(made, files, "lock_session of a file that does not exist", blame)
+        if left > 0:
+            h.fail(SHUT, f"{TIMES} refused locks", f"{left} descriptors left open", blame)
     return (
         "a holder SIGKILLed after a write left no lock; a live one kept it through the "
         f"writer's opens and closes (SessionInUse within {WAIT:.0f} s), and held that session "
-        "alone; nothing on disk changed"
+        f"alone; nothing on disk changed; {TIMES} locks, unlocks and refusals left "
+        + ("no descriptor open" if FDS else "descriptors uncounted (no /proc/self/fd)")
     )
 
 
@@ -103,6 +120,11 @@ def unchanged(listed: list[Path], files: list[Path], case: str, blame: object) -
     SIGKILL leaves behind."""
     if made := [p.name for p in listed if p not in files]:
         h.fail(QUIET, case, f"the folder: it made {', '.join(made)}", blame)
+
+
+def open_fds() -> int:  # this process's descriptors, once a file no one holds is closed
+    gc.collect()
+    return len(os.listdir(FDS)) if FDS else 0
 
 
 def attempt(subject: h.Subject, path: Path) -> h.Outcome:

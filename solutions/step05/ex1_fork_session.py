@@ -41,6 +41,10 @@ Reopened with `Session.open`, the fork resumes the parent's conversation and mod
 file is only read: not one byte of it changes, and a read-only parent forks like any other.
 A `session_id` whose file already exists must raise and leave that file as it was (the one
 write path refuses to overwrite); so must a parent that is not a session, creating nothing.
+A parent whose path is empty (a header and a torn first line, as a crash at the very first
+save leaves it) has no conversation to fork, and a fork's file is written by its first copy:
+raise `SessionError` (from `session`), creating nothing, never return a path that names no
+fork, or names another session's file.
 
 Check it with `python -m exercises check 05.1` or the notebook.
 """
@@ -50,7 +54,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf
-from session import Session, read_session
+from session import Session, SessionError, read_session
 
 SKIPPED_KEYS = ("type", "id", "parentId")  # the fork's write path sets these afresh
 LEFT_OUT = ("branch",)  # a move inside the parent's tree
@@ -62,6 +66,8 @@ def fork_session(
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     parent = read_session(path)  # reads the parent, never opens it to write; refuses no session
+    if parent.leaf_id is None:  # no entry to copy, so no first write to create the fork's file
+        raise SessionError(f"{path}: no conversation to fork (no usable entry)")
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )

@@ -21,7 +21,8 @@ The design (the check holds you to it):
   target": the target may be on another branch.
 - The summary: one short text, at most SUMMARY_LIMIT characters, holding each user question
   and each tool result of the messages left behind, in order. Only messages count: the
-  branch and branch_summary entries left behind add nothing to it.
+  branch and branch_summary entries left behind add nothing to it. A branch too long for
+  that is cut, and what marks the cut (a "…", say) counts in the SUMMARY_LIMIT characters.
 - The model is given it as a note: a user message holding the summary (`summary_note`), in
   the place of the branch_summary entry on the path. `context_with_summaries(entries,
   leaf_id)` builds that context; the step's own `build_context` (and steps 03 and 04) skip the

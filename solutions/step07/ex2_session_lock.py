@@ -11,7 +11,8 @@ the session is locked out for good. Write `lock_session(path)` and `unlock_sessi
   waiting, and returns what holds it (a descriptor or an open file: yours to choose). A
   session another process holds raises `SessionInUse(path)` at once: it never waits for the
   holder, and raises nothing else for it. Nothing else raises SessionInUse: a missing file
-  is not in use, and a run told it is would wait for no one.
+  is not in use, and a run told it is would wait for no one. A refusal leaves nothing open:
+  a run that asks again and again would run out of file descriptors.
 - The lock ends with its holder, however it ends: a holder SIGKILLed leaves no lock. Let the
   kernel hold it, on an open file, so that it goes when the holder's descriptors close (a
   process that dies closes them all).
@@ -21,7 +22,8 @@ the session is locked out for good. Write `lock_session(path)` and `unlock_sessi
   `fcntl.flock` belongs to the open file it was taken on.
 - It changes nothing on disk: the session's bytes stay as they are, and no file is created
   (a lock file beside the session is just what SIGKILL leaves behind).
-- `unlock_session(held)` lets go of it: the session can be locked again.
+- `unlock_session(held)` lets go of it: the session can be locked again, and nothing the
+  lock held stays open.
 
 The rest is given: `open_locked(path)`, what `--continue` does with your lock. Check it with
 `python -m exercises check 07.2` or the notebook.

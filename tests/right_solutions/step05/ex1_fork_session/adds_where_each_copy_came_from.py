@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf
-from session import Session, read_session
+from session import Session, SessionError, read_session
 
 
 def fork_session(
@@ -18,6 +18,8 @@ def fork_session(
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     parent = read_session(path)  # only reads the parent
+    if parent.leaf_id is None:
+        raise SessionError(f"nothing to fork in {path}")
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )

@@ -18,6 +18,7 @@ import orjson
 
 from entries import path_to_leaf
 from session import read_session
+from session_file import SessionError  # the class session re-exports
 
 
 def fork_session(
@@ -26,6 +27,8 @@ def fork_session(
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     reading = read_session(path)  # refuses what is no session; never writes
     leaf = reading.leaf_id  # the last usable entry
+    if leaf is None:  # a header-only fork would be a session with nothing in it
+        raise SessionError(f"{path}: no entry to fork")
     header = {
         "type": "header",
         "version": 1,

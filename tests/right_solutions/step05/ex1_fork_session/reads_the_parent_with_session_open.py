@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entries import path_to_leaf
-from session import Session
+from session import Session, SessionError
 
 SKIPPED_KEYS = ("type", "id", "parentId")
 LEFT_OUT = ("branch",)
@@ -22,13 +22,16 @@ def fork_session(
 ) -> Path:
     """Copy the conversation at `path`'s leaf into a new session; return the new file's path."""
     parent = Session.open(path).session  # reads the parent; refuses what is no session
+    on_path = path_to_leaf(parent.entries, parent.leaf_id).entries
+    if not on_path:  # no first copy would create the fork's file
+        raise SessionError(f"{path} has no conversation to fork")
     fork = Session.create(
         directory, session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
     fork.header["parentSession"] = str(Path(path).resolve())  # type: ignore[typeddict-item]
     in_fork: dict[str, str | None] = {}
     last_copy = None
-    for entry in path_to_leaf(parent.entries, parent.leaf_id).entries:
+    for entry in on_path:
         if entry["type"] in LEFT_OUT:
             in_fork[entry["id"]] = last_copy
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session import Session, read_session
+from session import Session, SessionError, read_session
 
 
 def fork_session(
@@ -28,6 +28,8 @@ def fork_session(
         path_entries.append(entry)
         current = entry["parentId"]
     path_entries.reverse()
+    if not path_entries:
+        raise SessionError(f"{path}: an empty conversation, nothing to fork")
     fork = Session.create(
         str(directory), session_id=session_id, created_at=created_at, cwd=parent.header["cwd"]
     )
