@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import openai
 import orjson
@@ -166,7 +167,7 @@ class OpenAIModel:
         except ChunkError as error:
             raise ModelError(f"{self.name}: the stream sent {shown(error)}; nothing kept") from None
         except openai.APIConnectionError as error:  # refused, timed out, cut mid-stream
-            where = printable(without_password(str(self.client.base_url)))
+            where = printable(address_shown(str(self.client.base_url)))
             if started:
                 why = f"the stream from {where} was cut ({shown(error)}); nothing was kept"
                 raise ModelError(f"{self.name}: {why}") from None
@@ -263,13 +264,42 @@ def reply_deadline(model: str) -> float:
     return seconds
 
 
-def without_password(url: str) -> str:
-    """`url` without a user name and password, if it has them: an error line is often shared."""
+def address_shown(url: str) -> str:
+    """`url` as an error line may show it: without a user name and password, a query string or
+    a fragment, any of which may carry a key (`?key=...`); an error line is often shared."""
     scheme, found, rest = url.partition("://")
     if not found:
         return url
     where, slash, path = rest.partition("/")
+    path = path.split("?", 1)[0].split("#", 1)[0]
     return f"{scheme}://{where.rpartition('@')[2]}{slash}{path}"
+
+
+# Shorter than this, a "secret" is more likely a word of the message than a key: left alone.
+SHORTEST_SECRET = 4
+
+
+def endpoint_secrets() -> list[str]:
+    """What no line may show: the key, and what OPENAI_BASE_URL holds beside its address (a
+    password, the values of a query string), read where the SDK reads them; longest first."""
+    found = [os.environ.get(KEY_VARIABLE, "")]
+    try:
+        url = urlsplit(os.environ.get("OPENAI_BASE_URL", ""))
+        found += [url.password or "", url.username or ""]
+    except ValueError:  # no URL the SDK could use either: what it holds is shown nowhere
+        url = urlsplit("")
+    for pair in url.query.split("&"):
+        value = pair.partition("=")[2]
+        found += [value, unquote(value)]
+    return sorted({s for s in found if len(s) >= SHORTEST_SECRET}, key=len, reverse=True)
+
+
+def without_secrets(text: str) -> str:
+    """`text` with every endpoint secret blanked. Some gateways quote the key they refused in
+    their error text (a 401 or 429 body that echoes it), and that text is shown to the user."""
+    for secret in endpoint_secrets():
+        text = text.replace(secret, "[hidden]")
+    return text
 
 
 def chat_message(message: Message) -> dict[str, Any]:
@@ -324,6 +354,7 @@ def chat_tool(tool: Tool) -> dict[str, Any]:
 
 
 def shown(error: Exception) -> str:
-    """An endpoint's error text, on one short printable line."""
-    text = " ".join(str(error).split()) or type(error).__name__
+    """An endpoint's error text, on one short printable line, with no secret in it (blanked
+    before the line is cut short, so no piece of one is left either)."""
+    text = without_secrets(" ".join(str(error).split()) or type(error).__name__)
     return printable(shortened(text, SHOWN))

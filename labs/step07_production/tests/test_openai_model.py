@@ -546,9 +546,30 @@ def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split(
         list(events_within(body(b"data: 1234567\n", b"data: 1234567\n"), 20)())
 
 
-def test_an_error_line_never_shows_the_password_of_a_url() -> None:
-    from openai_model import without_password
+def test_an_error_line_never_shows_what_a_url_carries_beside_its_address() -> None:
+    from openai_model import address_shown
 
-    assert without_password("http://me:secret@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
-    assert without_password("http://127.0.0.1:8/v1/a@b") == "http://127.0.0.1:8/v1/a@b"
-    assert without_password("not a url") == "not a url"
+    assert address_shown("http://me:secret@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
+    assert address_shown("http://127.0.0.1:8/v1/a@b") == "http://127.0.0.1:8/v1/a@b"
+    assert address_shown("http://127.0.0.1:8/v1?key=abc#x") == "http://127.0.0.1:8/v1"
+    assert address_shown("not a url") == "not a url"
+
+
+QUERY_KEY = "query-key-a-line-must-never-show-31"
+
+
+@pytest.mark.parametrize("fault", ["fault-401-echo", "fault-429-echo", "refused"])
+def test_an_endpoint_that_quotes_the_key_back_has_it_shown_nowhere(
+    tmp_path: Path, endpoint: Server, fault: str
+) -> None:
+    """A gateway that quotes the refused key in its error text, and a key in the URL's query
+    string, once printed whole in the error line."""
+    base = f"http://127.0.0.1:{refused_port()}/v1" if fault == "refused" else endpoint.base_url
+    env = environment(f"{base}?key={QUERY_KEY}", KEY)
+    done = run_main(tmp_path, "hello\n", "--model", f"openai:{fault}", env=env)
+    (error,) = done.stderr.splitlines()
+    assert error.startswith(f"error: openai:{fault}: "), error
+    assert "[hidden]" in error or fault == "refused", error  # the gateway's text, blanked
+    for secret in (KEY, QUERY_KEY, KEY[:20], QUERY_KEY[:20]):
+        assert secret not in done.stdout + done.stderr
+    assert secrets_written(done, tmp_path) == []

@@ -214,6 +214,10 @@ class FakeEndpoint(BaseHTTPRequestHandler):
                 return self.stream(call_chunks("1+1"))
         if behaviour == "fault-401":
             return self.error(401, "Incorrect API key provided: test.")
+        if behaviour in ("fault-401-echo", "fault-429-echo"):  # as some gateways do
+            key = (self.headers["Authorization"] or "").removeprefix("Bearer ")
+            why = f"Key {key} refused for {self.path}."
+            return self.error(int(behaviour[6:9]), why)
         if behaviour in ("fault-429", "fault-500"):
             return self.error(int(behaviour[-3:]), "Try again later.")
         if behaviour == "fault-empty-stream":  # the stream is cut before it starts
