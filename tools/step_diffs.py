@@ -75,8 +75,9 @@ def changed_lines(older: Path, newer: Path) -> int:
 
 def reflowed(old: list[str], new: list[str]) -> list[int]:
     """The lines of `new` (by index) that a line diff calls changed though every word in them
-    is a word of a changed old line, in its old order: a line broken anew, or joined. A line
-    only indented anew (a block wrapped in `with` or `try`) is not one: its text is the same."""
+    is a word of a changed old line, in its old order, and whose line breaks moved: two old
+    lines joined, or one broken in two. A line indented anew (a block wrapped in `with` or
+    `try`) or with words dropped is not one."""
     lines = difflib.SequenceMatcher(None, old, new, autojunk=False)
     changes = [op for op in lines.get_opcodes() if op[0] != "equal"]
     removed = {i for op in changes for i in range(op[1], op[2])}
@@ -93,17 +94,23 @@ def reflowed(old: list[str], new: list[str]) -> list[int]:
     of_line: dict[int, list[int]] = {}
     for k, (_, j) in enumerate(new_words):
         of_line.setdefault(j, []).append(k)
-    found = []
+    origins: dict[int, set[int]] = {}  # a changed new line -> the old lines its words are from
     for j in changed:
         ks = of_line.get(j, [])
-        if len(ks) < 2 or not all(k in came_from for k in ks):
-            continue  # blank, a lone word, or holds a word that is new here
-        origins = {came_from[k] for k in ks}
-        if not origins <= removed:
+        if len(ks) >= 2 and all(k in came_from for k in ks):  # no word of its own
+            origins[j] = {came_from[k] for k in ks}
+    fed: dict[int, int] = {}  # an old line -> how many of those new lines take its words
+    for sources in origins.values():
+        for i in sources:
+            fed[i] = fed.get(i, 0) + 1
+    found = []
+    for j, sources in origins.items():
+        if not sources <= removed:
             continue  # its words are those of a line the new step keeps: a line added
-        if len(origins) == 1 and old[origins.pop()].strip() == new[j].strip():
-            continue  # the same line, indented anew
-        found.append(j)
+        # Joined (words of two old lines) or split (an old line's words in two new ones); one
+        # old line made one new line is an edit (words dropped), or the line indented anew.
+        if len(sources) > 1 or any(fed[i] > 1 for i in sources):
+            found.append(j)
     return found
 
 

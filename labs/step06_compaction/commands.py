@@ -34,8 +34,8 @@ class Chat:
         """The chat that goes on with a session `Session.open` read: the conversation and the
         model at the leaf.
 
-        Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        all of them; at 0, the first save would write the history again.
+        Stop here: the restored messages are already in the file; `follow` sets the cursor to all
+        of them; at 0, the first save would write the history again.
         """
         chat = cls(opened.session, [], cursor=0)
         model = chat.follow(opened.context)

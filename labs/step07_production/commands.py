@@ -52,8 +52,8 @@ class Chat:
         """The chat that goes on with a session `Session.open` read: the conversation and the
         model at the leaf, and any tool call the last run never finished answered.
 
-        Stop here: the restored messages are already in the file. `follow` sets the cursor to
-        all of them; at 0, the first save would write the history again. The repair writes:
+        Stop here: the restored messages are already in the file; `follow` sets the cursor to all
+        of them; at 0, the first save would write the history again. The repair writes:
         a caller that holds stop signals off during a save holds them off around this too.
         """
         chat = cls(opened.session, [], cursor=0)

@@ -159,14 +159,15 @@ LOST_RESULT = "lost: this tool call's result is not in the session file; it was 
 def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) -> list[Message]:
     """The messages of a path, paired up as a chat API requires, without writing anything.
 
-    A damaged line costs only itself, so a path may hold a tool call whose result was on that
-    line, or a result whose call was; and a kill between the lines of one save leaves a call
-    at the very end. A call without its result gets an error result right after the results
-    it has (the model reads that it was lost, and may ask again); a result without its call is
-    left out (it answers nothing the model can see). Stop here: `at_the_end=False` leaves the
-    calls the path ends on as they are, for a resume that writes their answer to the file
-    (`Chat.repair_interrupted_calls`): answered only in memory, they are answered again on
-    every resume.
+    A kill between two saves leaves a tool call at the very end without its result, and a
+    path that starts after a damaged line may start with a result whose call was before it. A
+    call without its result gets an error result right after the results it has (the model
+    reads that it was lost, and may ask again); a result without its call is left out.
+    A damaged line costs only itself, so a path may also hold a call whose result was on that
+    line, or a result whose call was (it answers nothing the model can see). Stop here:
+    `at_the_end=False` leaves the calls the path ends on as they are, for a resume that writes
+    their answer to the file (`Chat.repair_interrupted_calls`): answered only in memory, they
+    are answered again on every resume.
     """
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the
     # whole path (60,000 messages in the benchmark), and a file is data: 30,000 calls in one

@@ -1,6 +1,7 @@
 """A session: a header, then a tree of entries, each appended as a child of the leaf.
 
-This is the idea; the bytes are session_file.py's, the only module that touches the disk.
+This is the idea; the bytes are a store's, reached only through the seam of storage.py (the
+JSONL file, session_file.py, is the store a run uses unless told otherwise).
 `Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
 the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
 appended to, and created by the first write: a run that says nothing leaves nothing.
@@ -41,9 +42,9 @@ from session_file import (  # the names marked F401 are here for callers: errors
     new_header,
     read_header,  # noqa: F401
     read_lines,
-    where_the_kept_part_starts,
 )
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
+from storage import SessionStorage, Store
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class Resumed:
 class Session:
     """A session file that entries are appended to, and the entries it holds."""
 
-    def __init__(self, file: SessionFile, header: SessionHeader) -> None:
+    def __init__(self, file: SessionStorage, header: SessionHeader) -> None:
         self.file = file
         self.header = header
         self.entries = EntryIndex()  # by id, each parsed the first time it is used
@@ -91,15 +92,23 @@ class Session:
         cwd: str,
         lock: bool = False,
         fsync: bool = False,
+        store: Store = SessionFile,
     ) -> Session:
         """A new session in `directory/<session_id>.jsonl`, written by its first entry: a run that
         saves nothing leaves no empty session behind."""
         header = new_header(session_id, created_at, cwd)
-        path = Path(directory) / f"{session_id}.jsonl"
-        return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
+        path = Path(directory) / f"{session_id}{store.suffix}"
+        return cls(store.new(path, header, lock=lock, fsync=fsync), header)
 
     @classmethod
-    def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
+    def open(
+        cls,
+        path: Path | str,
+        *,
+        lock: bool = False,
+        fsync: bool = False,
+        store: Store = SessionFile,
+    ) -> Resumed:
         """Open an existing session to append to it, and rebuild its conversation: the path
         from the leaf (the last usable entry), whatever the lines around it say. Nothing is
         re-run: tool results are messages in the file, so the history comes back as it was.
@@ -114,12 +123,11 @@ class Session:
         (SessionInUse if another run holds it). The lock is what keeps the leaf and the next
         id read here true; without it, a second run reads the same leaf, writes the same id.
         """
-        file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
+        file = store.existing(Path(path), lock=lock, fsync=fsync)
         try:
-            start = where_the_kept_part_starts(Path(path))  # 0: no compaction, read it all
-            with file.reading(start) as lines:
+            with file.reading(resume=True) as lines:  # only what the last compaction keeps
                 session = cls(file, lines.header)
-                session.read_whole = start == 0
+                session.read_whole = lines.whole
                 for batch in lines.batches:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends

@@ -1,7 +1,8 @@
-"""The session file as bytes: the only module that touches the disk.
+"""The JSONL store: the session file as bytes, and the only module that writes them.
 
 What a line *means* is entries.py's and session.py's business; this module knows the file as
-a header line and then lines that each end in `\\n`, and keeps every promise about its bytes:
+a header line and then lines that each end in `\\n`, and keeps every promise about its bytes
+(storage.py lists what any store promises; SessionFile is this store's implementation):
 
 - The first append creates the file, header first, and never overwrites one (O_EXCL).
 - The file is private: only its owner may read it (0600), and a folder made for it (0700).
@@ -13,95 +14,54 @@ a header line and then lines that each end in `\\n`, and keeps every promise abo
 
 The production step switches on what a real agent needs, in a line: `lock=True` (two runs
 can then continue one session), `fsync=True` with `--fsync`. The crash lab runs the faults
-each defence answers.
+each defence answers. Its parts, each a module: reading in bounded memory (session_reader),
+the header's checks (session_header), where a resume starts (kept_part), the lock
+(session_lock), and what the folder is asked (folder_checks).
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import gc
-import json
 import os
-import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, TypedDict, cast
+from typing import cast
 
-import orjson
+from folder_checks import check_creatable, fsync_folder
+from kept_part import where_the_kept_part_starts
+from session_format import (  # the names marked F401 are here for callers, as before
+    SESSION_VERSION,  # noqa: F401
+    SessionError,
+    SessionHeader,
+    SessionInUse,  # noqa: F401
+    UnusableSessionFile,  # noqa: F401
+    encode,
+    new_header,  # noqa: F401
+)
+from session_lock import hold_lock, lock_file, unlock
+from session_reader import (  # the names marked F401 are here for callers, as before
+    MAX_ENTRY_BYTES,
+    FileLines,
+    Line,
+    TooLong,  # noqa: F401
+    line_batches,
+    open_for_reading,
+    parse_json,  # noqa: F401
+    read_header,  # noqa: F401
+    read_lines,
+)
 
-from messages import shortened
-
-SESSION_VERSION = 1
-MAX_HEADER_BYTES = 64 * 1024  # a header is a few hundred bytes; a longer first line is not one
-# A line longer than this is skipped and counted, never read whole: a file that ends in 2 GB of
-# NUL bytes must not take 2 GB of memory. The writer refuses to write such a line, so the
-# program never writes a file it cannot read back.
-MAX_ENTRY_BYTES = 32 * 1024 * 1024
-_READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
-_HEAD_BYTES = 4096  # what is kept of a line too long to read: where the writer puts the id
 # Stop here: a session holds everything said, tool output and pasted secrets included. Only its
 # owner may read it, whatever the umask, and only its owner may list the folder made for it.
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
 
 
-class SessionHeader(TypedDict):
-    """First line of every session file: which format, which session, made when and where."""
-
-    type: Literal["header"]
-    version: int  # a reader refuses a version it does not know instead of misreading it
-    id: str
-    createdAt: str
-    cwd: str
-
-
-class SessionError(Exception):
-    """A session file cannot be created, read or written; main.py prints it as one line."""
-
-
-class UnusableSessionFile(SessionError):
-    """A file that cannot be a session (empty, no header, another version), named, with why."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
-        self.reason = reason
-
-
-class SessionInUse(SessionError):
-    """Another run holds the session's lock: two writers would both append the next id."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"{path} is in use by another run; run without --continue to start a new session"
-        )
-        self.path = path
-
-
-def new_header(session_id: str, created_at: str, cwd: str) -> SessionHeader:
-    return {
-        "type": "header",
-        "version": SESSION_VERSION,
-        "id": session_id,
-        "createdAt": created_at,
-        "cwd": cwd,
-    }
-
-
-def encode(path: Path, record: Mapping[str, Any]) -> bytes:
-    """One record as one line. orjson escapes newlines inside strings, so it is always one."""
-    try:
-        return orjson.dumps(record) + b"\n"
-    except orjson.JSONEncodeError as error:  # e.g. text that is not valid Unicode
-        raise SessionError(f"cannot write {path}: {error}") from None
-
-
 class SessionFile:
     """The file a run appends to. Created by its first append, unless it exists already."""
+
+    suffix = ".jsonl"  # the class is the JSONL store (storage.Store): its names end so
 
     def __init__(
         self, path: Path, header: SessionHeader | None, *, exists: bool, fsync: bool
@@ -128,7 +88,7 @@ class SessionFile:
         never be written: nothing is created, so a run that saves nothing leaves nothing.
         With `lock`, the file is locked the moment it is created, before its first byte."""
         encode(path, header)  # refuse now what could never be written
-        _check_creatable(path)
+        check_creatable(path)
         file = cls(path, header, exists=False, fsync=fsync)
         file._lock_on_create = lock
         return file
@@ -139,14 +99,17 @@ class SessionFile:
         anything is read, until `close` (SessionInUse if another run holds it)."""
         file = cls(path, None, exists=True, fsync=fsync)
         if lock:
-            file._lock_fd = _hold_lock(path)
+            file._lock_fd = hold_lock(path)
         return file
 
     @contextmanager
-    def reading(self, start: int = 0) -> Iterator[FileLines]:
-        """Read the file (see `read_lines`), and remember which file it was and how far it
-        was read: lines past that point were appended by someone else (`lines_added`). Then
-        check that it can be appended to: learn now, not after the user's first turn."""
+    def reading(self, *, resume: bool = False) -> Iterator[FileLines]:
+        """Read the file (see `read_lines`): all of it, or for a `resume` from the first line
+        its last compaction keeps (`where_the_kept_part_starts`). Remember which file it was
+        and how far it was read: lines past that point were appended by someone else
+        (`lines_added`). Then check that it can be appended to: learn now, not after the
+        user's first turn."""
+        start = where_the_kept_part_starts(self.path) if resume else 0
         with read_lines(self.path, start) as lines:
             if self._file is not None and lines.identity != self._file:  # read again, later
                 raise SessionError(f"session file {self.path} was replaced during the run")
@@ -167,7 +130,7 @@ class SessionFile:
         """Let go of the lock, if held. (A process that dies lets go of it too: the kernel
         drops every lock of a process that ends, however it ends.)"""
         if self._lock_fd is not None:
-            _unlock(self._lock_fd)
+            unlock(self._lock_fd)
             self._lock_fd = None
 
     def append(self, line: bytes) -> None:
@@ -200,7 +163,7 @@ class SessionFile:
             if creating:
                 os.fchmod(fd, PRIVATE_FILE)  # the umask may have taken more away than asked
             if creating and self._lock_on_create:  # locked before its first byte is written
-                self._lock_fd = _lock(self.path, fd)
+                self._lock_fd = lock_file(self.path, fd)
             if not creating:
                 line = self._after_the_last_line(fd, line)
             _write_all(fd, line)
@@ -210,7 +173,7 @@ class SessionFile:
             if self.fsync:
                 os.fsync(fd)  # the kernel has the line; now wait until the disk has it
                 if creating:
-                    _fsync_folder(self.path.parent)  # and the file's name, in its folder
+                    fsync_folder(self.path.parent)  # and the file's name, in its folder
         except OSError as error:
             if written:  # the file holds the line; the disk did not confirm it
                 raise SessionError(
@@ -284,333 +247,13 @@ class SessionFile:
             return  # gone: the next append says so
         if found.st_size <= self._size or (found.st_dev, found.st_ino) != self._file:
             return
-        with _open_for_reading(self.path) as file:
+        with open_for_reading(self.path) as file:
             file.seek(self._size)
-            yield from _line_batches(self.path, file)
+            yield from line_batches(self.path, file)
             self._size = file.tell()
 
 
 # --- Reading ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TooLong:
-    """A line over MAX_ENTRY_BYTES, read past in bounded pieces. Its content is lost, but not
-    its first bytes: the id there is still taken, and a new entry must never be given it."""
-
-    head: bytes
-
-
-Line = bytes | TooLong
-
-
-@dataclass(frozen=True)
-class FileLines:
-    """A session file being read: its header, checked, and the lines after it."""
-
-    header: SessionHeader
-    batches: Iterator[list[Line]]  # the lines, a chunk at a time
-    identity: tuple[int, int]  # (device, inode) of the file read
-    size: int  # its size in bytes when it was opened
-    _file: BinaryIO
-
-    def lines(self) -> Iterator[Line]:
-        """The same lines one at a time, for a reader that may stop at the first it wants."""
-        for batch in self.batches:
-            yield from batch
-
-    def position(self) -> int:
-        """How many bytes of the file have been read."""
-        return self._file.tell()
-
-
-@contextmanager
-def read_lines(path: Path, start: int = 0) -> Iterator[FileLines]:
-    """Open `path` to read it as a session: a regular file (UnusableSessionFile otherwise)
-    whose first line is a header this program reads; its lines from `start` on (a line's
-    first byte), or all of them. Never writes."""
-    with _open_for_reading(path) as file, _memory_for(path), _collector_paused():
-        header = _parse_header(path, _read_first_line(path, file))
-        file.seek(max(start, file.tell()))
-        found = os.fstat(file.fileno())
-        identity = (found.st_dev, found.st_ino)
-        yield FileLines(header, _line_batches(path, file), identity, found.st_size, file)
-
-
-def read_header(path: Path) -> SessionHeader:
-    """Read only the first line: enough to tell whether a file can be a session."""
-    with _open_for_reading(path) as file:
-        return _parse_header(path, _read_first_line(path, file))
-
-
-FIRST_BLOCK = 1 << 20  # bytes read at a time, from the end, looking for the last compaction
-
-
-def where_the_kept_part_starts(path: Path) -> int:
-    """Where the lines that the file's last compaction keeps begin: the line of its first kept
-    entry, or its own line if it keeps nothing; 0 (read it all) if there is none.
-
-    Stop here: the step before walks back from the leaf, parsing as it goes; this finds the
-    two lines by their bytes, which the writer always begins the same way, and reads nothing
-    between. Whatever it finds, the walk checks: if the conversation needs an earlier line
-    (the leaf is on another branch, the kept entry is no message of this writer's), the
-    caller reads the whole file.
-    """
-    try:
-        with _open_for_reading(path) as file:
-            size = file.seek(0, os.SEEK_END)
-            at = _last(file, b'\n{"type":"compaction","id":', size)
-            if at is None:
-                return 0
-            file.seek(at + 1)
-            compaction = parse_json(file.readline(MAX_ENTRY_BYTES))
-            kept = compaction.get("firstKeptId", 0) if isinstance(compaction, dict) else 0
-            if kept is None:
-                return at + 1
-            if not isinstance(kept, str):
-                return 0
-            kept_line = _last(file, b'\n{"type":"message","id":%b,' % orjson.dumps(kept), at + 1)
-            return 0 if kept_line is None else kept_line + 1
-    except (OSError, UnusableSessionFile):
-        return 0  # read the whole file, which will say what is wrong with it
-
-
-def _last(file: BinaryIO, needle: bytes, end: int) -> int | None:
-    """Where the last `needle` that begins before `end` is, read FIRST_BLOCK at a time from
-    `end` back; None if there is none."""
-    while end > 0:
-        begin = max(0, end - FIRST_BLOCK)
-        file.seek(begin)
-        reach = end - begin + len(needle) - 1  # so that a needle across the border is found
-        found = file.read(reach).rfind(needle, 0, reach)  # (a needle that begins before end)
-        if found != -1:
-            return begin + found
-        end = begin
-    return None
-
-
-def list_session_files(directory: Path | str) -> list[Path]:
-    """Every `*.jsonl` name in `directory`, most recently modified first.
-
-    Usable or not (a folder, a FIFO or a dangling link named *.jsonl included): that takes
-    opening them, and the caller names each one it passes over. A missing folder has none.
-    """
-    directory = Path(directory)
-    try:
-        with os.scandir(directory) as found:
-            names = [Path(item.path) for item in found if item.name.endswith(".jsonl")]
-    except FileNotFoundError:
-        return []
-    except NotADirectoryError:
-        raise SessionError(f"cannot list {directory}: not a folder") from None
-    except OSError as error:
-        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
-    # Two files with the same time go by name: session ids sort by creation time.
-    names.sort(key=lambda path: (_modified_ns(path), path.name), reverse=True)
-    return names
-
-
-def _modified_ns(path: Path) -> int:
-    """When a file was last written; for a dangling link, when the link was made."""
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        try:
-            return path.lstat().st_mtime_ns
-        except OSError:
-            return 0
-
-
-def _line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:
-    """The lines left in `file`, a chunk's worth at a time, split on b"\\n" only (without
-    it), each at most MAX_ENTRY_BYTES long. A longer line comes out as TooLong: it is read past
-    in bounded pieces, never held whole. Each chunk is split by one C call."""
-    # Stop here: bytes.split(b"\n") splits on b"\n" and nothing else. str.splitlines() would
-    # also split on \x85, U+2028 and U+2029, which JSON leaves unescaped in strings: a
-    # message holding one would become two broken lines.
-    pending = b""  # the unfinished last line of the chunks read so far
-    head: bytes | None = None  # its first bytes, once it is known to be too long
-    try:
-        while chunk := file.read(_READ_CHUNK):
-            lines: list[Line] = chunk.split(b"\n")  # type: ignore[assignment]
-            tail = cast(bytes, lines.pop())  # the start of a line the next chunk goes on with
-            if lines:  # the unfinished line ends in this chunk: the first line here
-                first = pending + cast(bytes, lines[0]) if head is None else b""
-                if head is not None or len(first) > MAX_ENTRY_BYTES:
-                    lines[0] = TooLong(first[:_HEAD_BYTES] if head is None else head)
-                else:
-                    lines[0] = first
-                pending, head = tail, None
-                yield lines  # every other line is whole in the chunk: shorter than the bound
-            elif head is None:
-                pending += tail
-            if head is None and len(pending) > MAX_ENTRY_BYTES:  # let it go; keep its start
-                pending, head = b"", pending[:_HEAD_BYTES]
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    if pending or head is not None:  # the last line, without its \n: torn, or complete but unended
-        yield [pending if head is None else TooLong(head)]
-
-
-@contextmanager
-def _memory_for(path: Path) -> Iterator[None]:
-    """Running out of memory is not damage. A line that could not be parsed for want of memory
-    is a good line, and skipping it as damaged would resume a shorter conversation and hang
-    new entries off the wrong leaf; refusing the file would make --continue pass it over. So
-    it is an error, with nothing read and nothing written. (An entry parsed later, on first
-    use, raises MemoryError as it is, and is not dropped either: main.py says so in one line.)"""
-    try:
-        yield
-    except MemoryError:
-        raise SessionError(f"not enough memory to read {path}") from None
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading a long session makes millions of small dicts and lists, and Python's cycle
-    collector would stop again and again to scan them, though parsed JSON holds no cycles.
-    Pausing it while reading and replaying makes resuming a 100,000-entry session about a
-    third faster."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _open_for_reading(path: Path) -> BinaryIO:
-    """Open a regular file. A FIFO named *.jsonl would block a plain open() forever, so open
-    without blocking and look at what was opened before reading a byte."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-        raise UnusableSessionFile(path, f"not a session ({what})")
-    return os.fdopen(fd, "rb")
-
-
-def _read_first_line(path: Path, file: BinaryIO) -> bytes:
-    try:
-        return file.readline(MAX_HEADER_BYTES)
-    except OSError as error:
-        raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
-
-
-def _parse_header(path: Path, first_line: bytes) -> SessionHeader:
-    first_line = first_line.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
-    if not first_line:
-        raise UnusableSessionFile(path, "not a session (empty file)")
-    record = _header_record(path, first_line)
-    if not isinstance(record, dict) or record.get("type") != "header":
-        raise UnusableSessionFile(path, "not a session (no header line)")
-    if "version" not in record:
-        raise UnusableSessionFile(path, "not a session (the header has no version)")
-    version = record["version"]
-    if type(version) is not int:  # 1.0, true and "1" are not the integer 1
-        shown = _as_written(first_line, "version", version)
-        raise UnusableSessionFile(
-            path, f"not a session (the header's version {shown} is not an integer)"
-        )
-    if version != SESSION_VERSION:
-        shown = _as_written(first_line, "version", version)  # 4,000 digits are not all shown
-        raise UnusableSessionFile(
-            path, f"unsupported version {shown} (this program reads version {SESSION_VERSION})"
-        )
-    for field in ("id", "createdAt", "cwd"):
-        if not isinstance(record.get(field), str):
-            raise UnusableSessionFile(path, f"not a session (the header's {field} is not a string)")
-    return cast(SessionHeader, record)
-
-
-def _header_record(path: Path, first_line: bytes) -> Any:
-    """The first line's JSON value, or what is wrong with a line meant as the header.
-
-    Stop here: the header is read with Python's own json, not orjson, which reads a number
-    too large for a 64-bit integer as a float (version 123456789012345678901234567890 would be
-    "not an integer") and refuses 1e400 outright (a "line that is not JSON"). One line, at most
-    64 KiB, once per file: speed does not matter here, saying what is wrong does.
-    """
-    meant_as_header = b'"header"' in first_line  # so the damage is named, not "no header"
-    damage = None
-    if not first_line.endswith(b"\n"):
-        if len(first_line) >= MAX_HEADER_BYTES:
-            damage = f"its first line is over {MAX_HEADER_BYTES // 1024} KiB, longer than a header"
-        else:
-            damage = "the header line is cut short" if meant_as_header else "no header line"
-    else:
-        try:
-            text = first_line.decode("utf-8")
-            return json.loads(
-                text, parse_int=_header_int, parse_constant=_no_constant, object_pairs_hook=_once
-            )
-        except _NamedTwice as twice:  # which of the two to believe? neither
-            damage = f"the header names {_shown_key(twice.key)} twice"
-        except UnicodeDecodeError:  # a ValueError too: caught first
-            damage = "the header is not UTF-8 text"
-        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
-            damage = "the header is not valid JSON"
-        if not meant_as_header:
-            return None
-    raise UnusableSessionFile(path, f"not a session ({damage})")
-
-
-def _header_int(digits: str) -> int:
-    """An integer of the header. One of 5,000 digits is no version this program reads (and
-    int() refuses it); a message shows it as the file has it."""
-    return int(digits) if len(digits) <= 100 else -1
-
-
-class _NamedTwice(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object of the header whose keys are each given once: {"version":1,"version":2} is
-    no header a reader can trust (orjson and json would both quietly keep the last)."""
-    record = dict(pairs)
-    if len(record) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _NamedTwice(key)
-            seen.add(key)
-    return record
-
-
-def _shown_key(key: str) -> str:
-    """A key from the file, short and safe to show in a message."""
-    return shortened(json.dumps(key), 40)  # quoted, control characters escaped
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity by default
-
-
-def parse_json(line: bytes) -> Any:
-    """The JSON value on one line, or None if it is not JSON (torn, garbage, not UTF-8). A
-    trailing \\r (a CRLF file) is JSON whitespace: such a line still reads."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        if str(error).startswith("Not enough memory"):  # orjson says so as a decode error
-            raise MemoryError from None
-        return None
-
-
-def _as_written(line: bytes, field: str, value: object) -> str:
-    """A header value as the file has it: "1" (a string), 1e400 (not shortened to inf)."""
-    number = re.search(rb'"%s"\s*:\s*(-?[0-9][0-9.eE+-]{0,40})' % field.encode(), line)
-    if number and not isinstance(value, str):
-        return shortened(number.group(1).decode(), 40)
-    return shortened(orjson.dumps(value).decode(), 40)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -632,68 +275,6 @@ def _make_folder(folder: Path) -> None:
         raise SessionError(f"cannot create session folder {folder}: {error.strerror}") from None
 
 
-def _fsync_folder(folder: Path) -> None:
-    """A new file's name lives in its folder: until the folder is synced, a power loss can
-    lose the name, and with it every synced byte of the file. Some filesystems (network and
-    shared folders) cannot sync a folder at all and say EINVAL: there is nothing more to ask
-    for, and the line is written, so that is no reason to end the run."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)
-
-
-def _hold_lock(path: Path) -> int:
-    """Lock an existing session file (a regular file: never block on a FIFO)."""
-    with _open_for_reading(path) as file:
-        return _lock(path, file.fileno())
-
-
-def _lock(path: Path, fd: int) -> int:
-    """Take an exclusive advisory lock on the open file `fd`, without waiting, and return a
-    descriptor of its own that holds it until it is closed.
-
-    flock, not fcntl/lockf: a POSIX lock is dropped when the process closes *any* descriptor
-    of the file, and every write opens and closes one. An flock belongs to the open file, so
-    the duplicate keeps it. Advisory: only runs that ask for the lock are kept out.
-    """
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise SessionInUse(path) from None
-    except OSError as error:
-        raise SessionError(f"cannot lock {path}: {error.strerror}") from None
-    held = os.dup(fd)
-    _HELD_LOCKS.add(held)
-    return held
-
-
-# The descriptors that hold a session's lock. A forked child gets a copy of each, and an flock
-# lasts while any copy is open: a child that outlived the run (a tool's helper forked without
-# exec) would keep the session locked. So the child closes its copies the moment it is born.
-# (exec closes them anyway: os.dup makes them non-inheritable.)
-_HELD_LOCKS: set[int] = set()
-
-
-def _unlock(fd: int) -> None:
-    _HELD_LOCKS.discard(fd)
-    os.close(fd)
-
-
-def _let_go_of_locks_in_child() -> None:
-    for fd in _HELD_LOCKS:
-        with suppress(OSError):
-            os.close(fd)
-    _HELD_LOCKS.clear()
-
-
-os.register_at_fork(after_in_child=_let_go_of_locks_in_child)
-
-
 # Read and write: the writer reads the file's last byte before each line. O_NONBLOCK: a FIFO
 # put under the session's name must fail at once, not wait forever for a reader.
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
@@ -711,29 +292,3 @@ def _check_appendable(path: Path) -> None:
         os.close(fd)
     if not stat.S_ISREG(found.st_mode):
         raise SessionError(f"cannot append to {path}: not a regular file")
-
-
-def _check_creatable(path: Path) -> None:
-    """Refuse now a session file that its first save could not create: a folder on the way
-    that is a file, a name too long, a folder this process may not write in. Nothing is
-    created: a run that saves nothing leaves nothing behind."""
-    folder, missing = path.parent.absolute(), [path.name]
-    try:
-        while not os.path.lexists(folder) and folder != folder.parent:
-            missing.append(folder.name)
-            folder = folder.parent
-        if not os.path.isdir(folder):
-            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-        longest = os.pathconf(folder, "PC_NAME_MAX")
-        if any(len(os.fsencode(name)) > longest for name in missing):
-            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
-        if len(os.fsencode(path.absolute())) >= os.pathconf(folder, "PC_PATH_MAX"):
-            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))  # the whole path
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:  # access() says only "no": say why
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
-        if not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
-            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
-    except OSError as error:
-        only_the_file = len(missing) == 1 and os.path.isdir(folder)
-        where = "session file in" if only_the_file else "session folder"
-        raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None

@@ -8,10 +8,25 @@
 # appended to, and created by the first write: a run that says nothing leaves nothing.
 # """
 # << 02 until 03
-# >> 03
+# >> 03 until prod
+# """A session: a header, then a tree of entries, each appended as a child of the leaf.
+#
+# This is the idea; the bytes are session_file.py's, the only module that touches the disk.
+# `Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
+# the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
+# appended to, and created by the first write: a run that says nothing leaves nothing.
+#
+# Reading is tolerant: a crash can tear the last line, an editor can add a blank one, a newer
+# program can add entry kinds. A line that is not an entry is skipped and counted; an unknown
+# kind is kept, its parentId still linking the tree (entry_index.py). `Session.open` rebuilds the
+# conversation by walking from the leaf; the folder of sessions is session_folder.py's.
+# """
+# << 03 until prod
+# >> prod
 """A session: a header, then a tree of entries, each appended as a child of the leaf.
 
-This is the idea; the bytes are session_file.py's, the only module that touches the disk.
+This is the idea; the bytes are a store's, reached only through the seam of storage.py (the
+JSONL file, session_file.py, is the store a run uses unless told otherwise).
 `Session.append_entry` is the one way to write an entry; `persist_new_messages`, the bridge from
 the loop's list to the file, writes what is new since a cursor. The file is a ledger, only ever
 appended to, and created by the first write: a run that says nothing leaves nothing.
@@ -21,7 +36,7 @@ program can add entry kinds. A line that is not an entry is skipped and counted;
 kind is kept, its parentId still linking the tree (entry_index.py). `Session.open` rebuilds the
 conversation by walking from the leaf; the folder of sessions is session_folder.py's.
 """
-# << 03
+# << prod
 
 from __future__ import annotations
 
@@ -91,9 +106,6 @@ from session_file import (  # the names marked F401 are here for callers: errors
     # >> 06 until prod
     # read_lines_from_the_end,
     # << 06 until prod
-    # >> prod
-    where_the_kept_part_starts,
-    # << prod
 )
 
 # >> 03 until prod
@@ -101,6 +113,7 @@ from session_file import (  # the names marked F401 are here for callers: errors
 # << 03 until prod
 # >> prod
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
+from storage import SessionStorage, Store
 
 # << prod
 # << 03
@@ -141,7 +154,12 @@ class Resumed:
 class Session:
     """A session file that entries are appended to, and the entries it holds."""
 
-    def __init__(self, file: SessionFile, header: SessionHeader) -> None:
+    # >> 02 until prod
+    # def __init__(self, file: SessionFile, header: SessionHeader) -> None:
+    # << 02 until prod
+    # >> prod
+    def __init__(self, file: SessionStorage, header: SessionHeader) -> None:
+        # << prod
         self.file = file
         self.header = header
         # >> 02 until 03
@@ -170,17 +188,19 @@ class Session:
         # >> prod
         lock: bool = False,
         fsync: bool = False,
+        store: Store = SessionFile,
         # << prod
     ) -> Session:
         """A new session in `directory/<session_id>.jsonl`, written by its first entry: a run that
         saves nothing leaves no empty session behind."""
         header = new_header(session_id, created_at, cwd)
-        path = Path(directory) / f"{session_id}.jsonl"
         # >> 02 until prod
+        # path = Path(directory) / f"{session_id}.jsonl"
         # return cls(SessionFile(path, header, exists=False), header)
         # << 02 until prod
         # >> prod
-        return cls(SessionFile.new(path, header, lock=lock, fsync=fsync), header)
+        path = Path(directory) / f"{session_id}{store.suffix}"
+        return cls(store.new(path, header, lock=lock, fsync=fsync), header)
         # << prod
 
     # >> 03
@@ -190,7 +210,14 @@ class Session:
     # def open(cls, path: Path | str) -> Resumed:
     # << 03 until prod
     # >> prod
-    def open(cls, path: Path | str, *, lock: bool = False, fsync: bool = False) -> Resumed:
+    def open(
+        cls,
+        path: Path | str,
+        *,
+        lock: bool = False,
+        fsync: bool = False,
+        store: Store = SessionFile,
+    ) -> Resumed:
         # << prod
         # >> 03 until 06
         # """Open an existing session to append to it, and rebuild its conversation: the path
@@ -256,12 +283,11 @@ class Session:
         # return Resumed(session, context, session.entries.damaged)
         # << 06 until prod
         # >> prod
-        file = SessionFile.existing(Path(path), lock=lock, fsync=fsync)
+        file = store.existing(Path(path), lock=lock, fsync=fsync)
         try:
-            start = where_the_kept_part_starts(Path(path))  # 0: no compaction, read it all
-            with file.reading(start) as lines:
+            with file.reading(resume=True) as lines:  # only what the last compaction keeps
                 session = cls(file, lines.header)
-                session.read_whole = start == 0
+                session.read_whole = lines.whole
                 for batch in lines.batches:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends

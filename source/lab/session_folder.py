@@ -10,14 +10,18 @@
 # >> prod
 """The folder of sessions: which files are there, and which one `--continue` resumes.
 
-session_file.py lists the files. A file is resumable if it reads as a session and holds at
-least one message; every newer file passed over is returned with its reason, so that the
-program can name it instead of silently resuming something older.
+`list_session_files` lists the files. A file is resumable if it reads as a session; every newer
+file passed over is returned with its reason, so that the program can name it instead of
+silently resuming something older. A file that holds no message is passed over too.
 """
 # << prod
 
 from __future__ import annotations
 
+# >> prod
+import os
+
+# << prod
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +30,7 @@ from pathlib import Path
 # << 03 until prod
 # >> prod
 from entries import NotAnEntry, parse_entry
-from session_file import UnusableSessionFile, list_session_files, read_lines
+from session_file import SessionError, UnusableSessionFile, read_lines
 
 # << prod
 
@@ -79,6 +83,42 @@ def holds_a_message(path: Path | str) -> bool:
             except NotAnEntry:
                 continue
     return False
+
+
+# << prod
+# >> prod
+
+
+def list_session_files(directory: Path | str) -> list[Path]:
+    """Every `*.jsonl` name in `directory`, most recently modified first.
+
+    Usable or not (a folder, a FIFO or a dangling link named *.jsonl included): that takes
+    opening them, and the caller names each one it passes over. A missing folder has none.
+    """
+    directory = Path(directory)
+    try:
+        with os.scandir(directory) as found:
+            names = [Path(item.path) for item in found if item.name.endswith(".jsonl")]
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise SessionError(f"cannot list {directory}: not a folder") from None
+    except OSError as error:
+        raise SessionError(f"cannot list {directory}: {error.strerror}") from None
+    # Two files with the same time go by name: session ids sort by creation time.
+    names.sort(key=lambda path: (_modified_ns(path), path.name), reverse=True)
+    return names
+
+
+def _modified_ns(path: Path) -> int:
+    """When a file was last written; for a dangling link, when the link was made."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        try:
+            return path.lstat().st_mtime_ns
+        except OSError:
+            return 0
 
 
 # << prod

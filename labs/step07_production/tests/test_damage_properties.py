@@ -19,7 +19,7 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import session_file as layer
+import session_reader as layer
 from entry_index import EntryIndex
 from messages import user_text
 from session import Session
@@ -183,7 +183,7 @@ def test_where_the_chunks_split_the_file_changes_nothing(
     layer._READ_CHUNK, layer.MAX_ENTRY_BYTES = chunk, bound
     layer._HEAD_BYTES = head
     try:
-        for batch in layer._line_batches(Path("x"), io.BytesIO(data)):
+        for batch in layer.line_batches(Path("x"), io.BytesIO(data)):
             by_chunk.add_lines(batch)
     finally:
         layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES = saved

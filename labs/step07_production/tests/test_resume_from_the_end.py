@@ -12,7 +12,7 @@ from conftest import RunMain, save_conversation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import session_file
+import kept_part
 from commands import Chat, compact, run_command
 from entries import build_context
 from entry_index import EntryIndex
@@ -62,7 +62,7 @@ def test_the_lines_before_what_a_compaction_keeps_are_never_read(
 ) -> None:
     """The proof that they are not read: damage there goes unnoticed until /tree reads it.
     (Blocks of 256 bytes here: a first block of a megabyte holds all of so small a file.)"""
-    monkeypatch.setattr(session_file, "FIRST_BLOCK", 256)
+    monkeypatch.setattr(kept_part, "FIRST_BLOCK", 256)
     path = compacted(tmp_path)
     damage_line(path, 2)  # e2, long summarised
     resumed = Session.open(path)
@@ -158,7 +158,7 @@ def test_a_resume_from_the_end_rebuilds_what_a_whole_read_rebuilds(
     """Any session the program writes: turns, model switches, branches, compactions, restarts.
     Tiny blocks, so that every resume reads the file in many pieces."""
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(session_file, "FIRST_BLOCK", block)
+        patch.setattr(kept_part, "FIRST_BLOCK", block)
         path = save_conversation(Path(folder), "s", ["hello"]).path
         chat = Chat.resume(Session.open(path)).chat
         for operation in operations:

@@ -137,13 +137,13 @@ def run_main_here(
     """`main.main(argv)` as `python main.py ARGV` would run it, in this process."""
     import main
     import model
-    import session_file
+    import session_lock
 
     encoding = locale.getpreferredencoding(False)
     environ, cwd, old_argv = dict(os.environ), os.getcwd(), sys.argv
     streams = sys.stdin, sys.stdout, sys.stderr
     handlers = {signum: signal.getsignal(signum) for signum in SIGNALS_SET}
-    made, locks = dict(model.MODELS._made), set(session_file._HELD_LOCKS)
+    made, locks = dict(model.MODELS._made), set(session_lock._HELD_LOCKS)
     root = logging.getLogger()
     root_handlers, root_level = root.handlers[:], root.level
     # Without a name, so nothing in `folder`; closed at the end, once read.
@@ -215,8 +215,8 @@ def run_main_here(
                 client.close()
         model.MODELS._made.clear()
         model.MODELS._made.update(made)
-        for fd in set(session_file._HELD_LOCKS) - locks:
-            session_file._unlock(fd)
+        for fd in set(session_lock._HELD_LOCKS) - locks:
+            session_lock.unlock(fd)
         root.handlers, root.level = root_handlers, root_level
         sys.argv = old_argv
         os.chdir(cwd)

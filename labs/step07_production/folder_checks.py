@@ -1,0 +1,55 @@
+"""What a session file's folder is asked beyond open, read and write.
+
+Whether a new file can be created there at all, asked before any turn so that a run that could
+never save says so at once and leaves nothing behind; and, with --fsync, the folder synced, so
+that a new file's name survives a power loss as its bytes do.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from session_format import SessionError
+
+
+def check_creatable(path: Path) -> None:
+    """Refuse now a session file that its first save could not create: a folder on the way
+    that is a file, a name too long, a folder this process may not write in. Nothing is
+    created: a run that saves nothing leaves nothing behind."""
+    folder, missing = path.parent.absolute(), [path.name]
+    try:
+        while not os.path.lexists(folder) and folder != folder.parent:
+            missing.append(folder.name)
+            folder = folder.parent
+        if not os.path.isdir(folder):
+            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        longest = os.pathconf(folder, "PC_NAME_MAX")
+        if any(len(os.fsencode(name)) > longest for name in missing):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        if len(os.fsencode(path.absolute())) >= os.pathconf(folder, "PC_PATH_MAX"):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))  # the whole path
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:  # access() says only "no": say why
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        if not os.access(folder, os.W_OK | os.X_OK, effective_ids=True):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+    except OSError as error:
+        only_the_file = len(missing) == 1 and os.path.isdir(folder)
+        where = "session file in" if only_the_file else "session folder"
+        raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None
+
+
+def fsync_folder(folder: Path) -> None:
+    """A new file's name lives in its folder: until the folder is synced, a power loss can
+    lose the name, and with it every synced byte of the file. Some filesystems (network and
+    shared folders) cannot sync a folder at all and say EINVAL: there is nothing more to ask
+    for, and the line is written, so that is no reason to end the run."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
