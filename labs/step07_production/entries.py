@@ -18,11 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from entry_checks import is_message, is_optional_str
 from messages import (
-    MAX_ARGUMENT_LEVELS,
     Message,
     answered_in_memory,
-    nesting_within,
     preview,
     printable,
     shortened,
@@ -128,63 +127,21 @@ def parse_entry(line: bytes) -> Entry:
         raise NotAnEntry("no id")
     if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
         raise NotAnEntry("no parentId")  # a key lost to one flipped byte is never a new root
-    if kind == "message" and not _is_message(record.get("message")):
+    if kind == "message" and not is_message(record.get("message")):
         raise NotAnEntry("no message a model could be given")
     if kind == "model_change" and not isinstance(record.get("model"), str):
         raise NotAnEntry("a model change without a model's name")
     if kind == "branch" and (
-        parent is None or "fromId" not in record or not _is_optional_str(record["fromId"])
+        parent is None or "fromId" not in record or not is_optional_str(record["fromId"])
     ):
         raise NotAnEntry("a branch without the entry it moved to, or from")
     if kind == "compaction" and (
         not isinstance(record.get("summary"), str)
         or "firstKeptId" not in record
-        or not _is_optional_str(record["firstKeptId"])
+        or not is_optional_str(record["firstKeptId"])
     ):
         raise NotAnEntry("a compaction without its summary, or what it keeps")
     return record  # a kind we do not know passes through; build_context follows its parentId
-
-
-def _is_message(value: object) -> bool:
-    """Enough of a message that the model and the renderer can use it without crashing."""
-    if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
-        return False
-    for block in content:
-        if not isinstance(block, dict):
-            return False
-        match block.get("type"):
-            case "text":
-                if not isinstance(block.get("text"), str):
-                    return False
-            case "toolCall":
-                if not (
-                    isinstance(block.get("id"), str)
-                    and isinstance(block.get("name"), str)
-                    and isinstance(block.get("arguments"), dict)
-                    # deeper, the next request could not be sent (messages.MAX_ARGUMENT_LEVELS)
-                    and nesting_within(block["arguments"], MAX_ARGUMENT_LEVELS)
-                ):
-                    return False
-            case str():
-                pass  # a block kind this step does not show: kept, never rendered
-            case _:
-                return False
-    match value.get("role"):
-        case "user":
-            return True
-        case "assistant":
-            return value.get("stopReason") in ("stop", "toolUse")
-        case "toolResult":
-            return (
-                isinstance(value.get("toolCallId"), str)
-                and isinstance(value.get("toolName"), str)
-                and isinstance(value.get("isError"), bool)
-            )
-    return False
-
-
-def _is_optional_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
 
 
 # --- The conversation: a walk from the leaf --------------------------------------------------

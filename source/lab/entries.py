@@ -35,6 +35,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+# >> prod
+from entry_checks import is_message, is_optional_str
+
+# << prod
 # >> 02 until 03
 # from messages import Message, preview
 # << 02 until 03
@@ -49,10 +53,8 @@ from typing import Any, Literal, TypedDict
 # << 06 until prod
 # >> prod
 from messages import (
-    MAX_ARGUMENT_LEVELS,
     Message,
     answered_in_memory,
-    nesting_within,
     preview,
     printable,
     shortened,
@@ -186,7 +188,12 @@ def parse_entry(line: bytes) -> Entry:
         raise NotAnEntry("no id")
     if "parentId" not in record or (parent is not None and not isinstance(parent, str)):
         raise NotAnEntry("no parentId")  # a key lost to one flipped byte is never a new root
-    if kind == "message" and not _is_message(record.get("message")):
+    # >> 02 until prod
+    # if kind == "message" and not _is_message(record.get("message")):
+    # << 02 until prod
+    # >> prod
+    if kind == "message" and not is_message(record.get("message")):
+        # << prod
         raise NotAnEntry("no message a model could be given")
     # >> 04
     if kind == "model_change" and not isinstance(record.get("model"), str):
@@ -194,7 +201,12 @@ def parse_entry(line: bytes) -> Entry:
     # << 04
     # >> 05
     if kind == "branch" and (
-        parent is None or "fromId" not in record or not _is_optional_str(record["fromId"])
+        # >> 05 until prod
+        # parent is None or "fromId" not in record or not _is_optional_str(record["fromId"])
+        # << 05 until prod
+        # >> prod
+        parent is None or "fromId" not in record or not is_optional_str(record["fromId"])
+        # << prod
     ):
         raise NotAnEntry("a branch without the entry it moved to, or from")
     # << 05
@@ -202,7 +214,12 @@ def parse_entry(line: bytes) -> Entry:
     if kind == "compaction" and (
         not isinstance(record.get("summary"), str)
         or "firstKeptId" not in record
-        or not _is_optional_str(record["firstKeptId"])
+        # >> 06 until prod
+        # or not _is_optional_str(record["firstKeptId"])
+        # << 06 until prod
+        # >> prod
+        or not is_optional_str(record["firstKeptId"])
+        # << prod
     ):
         raise NotAnEntry("a compaction without its summary, or what it keeps")
     # << 06
@@ -214,54 +231,52 @@ def parse_entry(line: bytes) -> Entry:
     # << 03
 
 
-def _is_message(value: object) -> bool:
-    """Enough of a message that the model and the renderer can use it without crashing."""
-    if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
-        return False
-    for block in content:
-        if not isinstance(block, dict):
-            return False
-        match block.get("type"):
-            case "text":
-                if not isinstance(block.get("text"), str):
-                    return False
-            case "toolCall":
-                if not (
-                    isinstance(block.get("id"), str)
-                    and isinstance(block.get("name"), str)
-                    and isinstance(block.get("arguments"), dict)
-                    # >> prod
-                    # deeper, the next request could not be sent (messages.MAX_ARGUMENT_LEVELS)
-                    and nesting_within(block["arguments"], MAX_ARGUMENT_LEVELS)
-                    # << prod
-                ):
-                    return False
-            case str():
-                pass  # a block kind this step does not show: kept, never rendered
-            case _:
-                return False
-    match value.get("role"):
-        case "user":
-            return True
-        case "assistant":
-            return value.get("stopReason") in ("stop", "toolUse")
-        case "toolResult":
-            return (
-                isinstance(value.get("toolCallId"), str)
-                and isinstance(value.get("toolName"), str)
-                and isinstance(value.get("isError"), bool)
-            )
-    return False
+# >> 02 until prod
+# def _is_message(value: object) -> bool:
+#     """Enough of a message that the model and the renderer can use it without crashing."""
+#     if not isinstance(value, dict) or not isinstance(content := value.get("content"), list):
+#         return False
+#     for block in content:
+#         if not isinstance(block, dict):
+#             return False
+#         match block.get("type"):
+#             case "text":
+#                 if not isinstance(block.get("text"), str):
+#                     return False
+#             case "toolCall":
+#                 if not (
+#                     isinstance(block.get("id"), str)
+#                     and isinstance(block.get("name"), str)
+#                     and isinstance(block.get("arguments"), dict)
+#                 ):
+#                     return False
+#             case str():
+#                 pass  # a block kind this step does not show: kept, never rendered
+#             case _:
+#                 return False
+#     match value.get("role"):
+#         case "user":
+#             return True
+#         case "assistant":
+#             return value.get("stopReason") in ("stop", "toolUse")
+#         case "toolResult":
+#             return (
+#                 isinstance(value.get("toolCallId"), str)
+#                 and isinstance(value.get("toolName"), str)
+#                 and isinstance(value.get("isError"), bool)
+#             )
+#     return False
+# << 02 until prod
 
 
-# >> 05
-
-
-def _is_optional_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
-
-
-# << 05
+# >> 05 until prod
+#
+#
+# def _is_optional_str(value: object) -> bool:
+#     return value is None or isinstance(value, str)
+#
+#
+# << 05 until prod
 # >> 03
 
 
