@@ -68,7 +68,28 @@ def tree_graph(entries: Mapping[str, Entry], leaf: str | None) -> nx.DiGraph:
 
 
 def network_text(graph: nx.DiGraph) -> str:
-    """The graph as indented text, one entry per line (what nbval compares)."""
+    """The graph as text, one entry per line (what nbval compares). A conversation reads down
+    the page; only a fork indents, each branch under `├── ` or `└── `, so a long conversation
+    stays as narrow as its forks are deep."""
     lines: list[str] = []
-    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
+    drawn: set[str] = set()
+    # Every root, then whatever a parent cycle left without one (a damaged or edited file).
+    starts = [node for node, parents in graph.in_degree() if parents == 0] + list(graph)
+    for start in starts:
+        # Each to draw: an entry, the start of its line, the start of the lines under it.
+        stack = [(start, "", "")]
+        while stack:
+            node, first, under = stack.pop()
+            if node in drawn:
+                continue
+            drawn.add(node)
+            lines.append(first + graph.nodes[node]["label"])
+            children = [child for child in graph.successors(node) if child not in drawn]
+            if len(children) == 1:  # the conversation goes on: no indent
+                stack.append((children[0], under, under))
+                continue
+            for index, child in reversed(list(enumerate(children))):
+                last = index == len(children) - 1
+                branch, goes_on = ("└── ", "    ") if last else ("├── ", "│   ")
+                stack.append((child, under + branch, under + goes_on))
     return "\n".join(lines)

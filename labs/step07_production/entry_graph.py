@@ -71,21 +71,40 @@ def tree_graph(entries: Mapping[str, Entry], leaf: str | None) -> nx.DiGraph:
 
 
 def network_text(graph: nx.DiGraph) -> str:
-    """The graph as indented text, one entry per line (what nbval compares).
+    """The graph as text, one entry per line (what nbval compares). A conversation reads down
+    the page; only a fork indents, each branch under `├── ` or `└── `, so a long conversation
+    stays as narrow as its forks are deep.
 
-    Stop here: each entry is drawn 4 columns right of its parent, so a conversation of n
-    entries takes about 2n² characters: 8 MB at 2,000 entries, and a tree of 20,000 never
-    finishes. A tree that deep is listed flat instead, one line per entry naming its parent:
-    the same labels and ids, in text that grows with the number of entries.
+    Stop here: a file can still nest forks ten thousand deep, and indenting each would take
+    gigabytes. Past MAX_INDENT_COLUMNS of indentation in all, the entries are listed flat
+    instead, one line per entry naming its parent: the same labels and ids, in text that grows
+    with the number of entries.
     """
-    if 4 * _total_depth(graph) > MAX_INDENT_COLUMNS:
-        lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
-        for node, label in graph.nodes(data="label"):
-            parents = [unmarked(printable(parent)) for parent in graph.predecessors(node)]
-            lines.append(f"{label} (under {parents[0] if parents else '-'})")
-        return "\n".join(lines)
     lines: list[str] = []
-    nx.write_network_text(graph, path=lines.append, with_labels=True, end="")
+    columns = 0  # of indentation so far
+    drawn: set[str] = set()
+    # Every root, then whatever a parent cycle left without one (a damaged or edited file).
+    starts = [node for node, parents in graph.in_degree() if parents == 0] + list(graph)
+    for start in starts:
+        # Each to draw: an entry, the start of its line, the start of the lines under it.
+        stack = [(start, "", "")]
+        while stack:
+            node, first, under = stack.pop()
+            if node in drawn:
+                continue
+            drawn.add(node)
+            columns += len(first)
+            if columns > MAX_INDENT_COLUMNS:
+                return _flat_text(graph)
+            lines.append(first + graph.nodes[node]["label"])
+            children = [child for child in graph.successors(node) if child not in drawn]
+            if len(children) == 1:  # the conversation goes on: no indent
+                stack.append((children[0], under, under))
+                continue
+            for index, child in reversed(list(enumerate(children))):
+                last = index == len(children) - 1
+                branch, goes_on = ("└── ", "    ") if last else ("├── ", "│   ")
+                stack.append((child, under + branch, under + goes_on))
     return "\n".join(lines)
 
 
@@ -125,16 +144,10 @@ def unmarked(text: str) -> str:
     return text.translate(_MARKS)
 
 
-def _total_depth(graph: nx.DiGraph) -> int:
-    """The sum of every entry's depth, an entry on a parent cycle (no root: networkx draws
-    the cycle as a chain) counted as deep as the graph is long."""
-    found = _from_the_roots(graph)
-    return sum(found.get(node, len(graph)) for node in graph)
-
-
-def _from_the_roots(graph: nx.DiGraph) -> dict[str, int]:
-    """The depth of every entry a root leads to (an entry on a parent cycle is not one)."""
-    found: dict[str, int] = {}
-    for root in (node for node, degree in graph.in_degree() if degree == 0):
-        found.update(nx.single_source_shortest_path_length(graph, root))
-    return found
+def _flat_text(graph: nx.DiGraph) -> str:
+    """Every entry on a line of its own, with the one it hangs under."""
+    lines = [f"(too deep to draw: {len(graph):,} entries, each with the one it hangs under)"]
+    for node, label in graph.nodes(data="label"):
+        parents = [unmarked(printable(parent)) for parent in graph.predecessors(node)]
+        lines.append(f"{label} (under {parents[0] if parents else '-'})")
+    return "\n".join(lines)

@@ -24,7 +24,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
     assert list(graph.edges) == [(f"e{n}", f"e{n + 1}") for n in range(1, 6)]
     assert graph.nodes["e5"]["kind"] == "toolResult"
     text = network_text(graph)
-    assert text.splitlines()[0] == "╙── e1 user: hello"
+    assert text.splitlines()[0] == "e1 user: hello"
     assert "e5 toolResult: 96" in text
     assert len(text.splitlines()) == 6
 

@@ -24,7 +24,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
     assert list(graph.edges) == [(f"e{n}", f"e{n + 1}") for n in range(1, 6)]
     assert graph.nodes["e5"]["kind"] == "toolResult"
     text = network_text(graph)
-    assert text.splitlines()[0] == "╙── e1 user: hello"
+    assert text.splitlines()[0] == "e1 user: hello"
     assert "e5 toolResult: 96" in text
     assert len(text.splitlines()) == 6
 
@@ -42,10 +42,10 @@ def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None
     persist_new_messages(resumed.session, messages, 2)
     graph = entry_graph(session.path)
     assert network_text(graph).splitlines() == [
-        "╙── e1 user: hello",
-        "    └─╼ e2 assistant: Hello! I can do arithmetic with t…",
-        "        └─╼ e3 user: hi",
-        "            └─╼ e4 assistant: Hello! I can do arithmetic with t… ← leaf",
+        "e1 user: hello",  # a conversation reads down the page: no indent
+        "e2 assistant: Hello! I can do arithmetic with t…",
+        "e3 user: hi",
+        "e4 assistant: Hello! I can do arithmetic with t… ← leaf",
     ]
 
 

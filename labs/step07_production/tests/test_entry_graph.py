@@ -31,7 +31,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
     assert list(graph.edges) == [(f"e{n}", f"e{n + 1}") for n in range(1, 6)]
     assert graph.nodes["e5"]["kind"] == "toolResult"
     text = network_text(graph)
-    assert text.splitlines()[0] == "╙── ● e1 user: hello"
+    assert text.splitlines()[0] == "● e1 user: hello"
     assert "e5 toolResult: 96" in text
     assert len(text.splitlines()) == 6
 
@@ -49,10 +49,10 @@ def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None
     persist_new_messages(resumed.session, messages, 2)
     graph = entry_graph(session.path)
     assert network_text(graph).splitlines() == [
-        "╙── ● e1 user: hello",
-        "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t…",
-        "        └─╼ ● e3 user: hi",
-        "            └─╼ ● e4 assistant: Hello! I can do arithmetic with t… ← leaf",
+        "● e1 user: hello",  # a conversation reads down the page: no indent
+        "● e2 assistant: Hello! I can do arithmetic with t…",
+        "● e3 user: hi",
+        "● e4 assistant: Hello! I can do arithmetic with t… ← leaf",
     ]
 
 
@@ -97,28 +97,51 @@ def test_text_from_the_file_is_shown_escaped(tmp_path: Path) -> None:
     assert "\x1b" not in network_text(entry_graph(session.path))
 
 
-@pytest.mark.parametrize("cycle", [False, True])
-def test_tree_of_a_deep_session_is_listed_flat_in_time(tmp_path: Path, cycle: bool) -> None:
-    """Drawn indented, 20,000 entries (or a parent cycle as long) would take 800 MB of text
-    and /tree would never finish: a real process must list them flat, promptly."""
-    folder = tmp_path / ".sessions"
+def write_session(folder: Path, parents: list[str | None]) -> None:
+    """A session file of one user message per entry, e1, e2..., each under the parent given."""
     folder.mkdir()
-    count = 20_000
     lines = [b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}']
-    for number in range(1, count + 1):
-        parent = f"e{number - 1}" if number > 1 else (f"e{count}" if cycle else None)
+    for number, parent in enumerate(parents, start=1):
         message = {"role": "user", "content": [{"type": "text", "text": "x"}]}
         entry = {"type": "message", "id": f"e{number}", "parentId": parent, "message": message}
         lines.append(orjson.dumps(entry))
     (folder / "x.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+
+
+def tree_of(folder: Path) -> str:
     done = subprocess.run(
         [sys.executable, str(STEP_DIR / "main.py"), "--continue"],
-        cwd=tmp_path, input=b"/tree\n", capture_output=True, timeout=60,
+        cwd=folder.parent, input=b"/tree\n", capture_output=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    out = done.stdout.decode()
+    return done.stdout.decode()
+
+
+@pytest.mark.parametrize("cycle", [False, True])
+def test_a_long_conversation_is_drawn_as_narrow_as_a_short_one(tmp_path: Path, cycle: bool) -> None:
+    """20,000 entries in a row (or a parent cycle as long). Indented one step per entry, as
+    networkx draws a tree, they took 800 MB of text and /tree never finished; a conversation
+    reads down the page, so it is one short line an entry, promptly."""
+    count = 20_000
+    first = f"e{count}" if cycle else None
+    write_session(tmp_path / ".sessions", [first] + [f"e{n}" for n in range(1, count)])
+    out = tree_of(tmp_path / ".sessions")
+    assert f"● e{count} user: x ← leaf" in out.splitlines()  # not indented
+    assert "too deep" not in out and len(out) < 40 * count
+
+
+def test_forks_nested_too_deep_to_indent_are_listed_flat_in_time(tmp_path: Path) -> None:
+    """10,000 forks, each inside the one before (every entry of the conversation has a second
+    child): indented, the text would grow with the square of the depth. Listed flat instead."""
+    forks = 10_000
+    parents: list[str | None] = [None]  # e1; then, for each fork, the next entry and a side one
+    for number in range(1, forks + 1):
+        trunk = f"e{1 + 2 * (number - 1)}"
+        parents += [trunk, trunk]
+    write_session(tmp_path / ".sessions", parents)
+    out = tree_of(tmp_path / ".sessions")
+    count = len(parents)
     assert f"(too deep to draw: {count:,} entries, each with the one it hangs under)" in out
-    assert f"● e{count} user: x ← leaf (under e{count - 1})" in out
     assert len(out) < 100 * count
 
 
@@ -149,7 +172,7 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
     with session.path.open("ab") as file:
         file.write(orjson.dumps(odd) + b"\n")
         file.write(orjson.dumps({**odd, "id": "e3", "parentId": "e1 ← leaf ●"}) + b"\n")
-    monkeypatch.setattr(module, "MAX_INDENT_COLUMNS", 0)  # too deep: listed flat
+    monkeypatch.setattr(module, "MAX_INDENT_COLUMNS", -1)  # too deep: listed flat
     text = network_text(entry_graph(session.path))
     assert text.startswith("(too deep to draw") and text.count("←") == 1
 
@@ -169,5 +192,5 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
     session.path.write_bytes(looped)
     text = network_text(entry_graph(session.path))
     first = text.splitlines()[0]
-    assert first.startswith("╙── ") and first.endswith("e1 user: one"), text  # a root
+    assert first.endswith("e1 user: one") and first[0] in "●○", text  # a root: no indent
     assert text.count("e3 user: three") == 1 and text.count("← leaf") == 1, text

@@ -106,15 +106,15 @@ def test_tree_shows_every_branch_and_marks_the_path_and_the_leaf(tmp_path: Path)
     run_command(chat, "/branch e2")
     say(chat, "hi")
     assert run_command(chat, "/tree").lines == [
-        "╙── ● e1 user: hello",
-        "    └─╼ ● e2 assistant: Hello! I can do arithmetic with t…",
-        "        ├─╼ ○ e3 user: what is 12*8",
-        "        │   └─╼ ○ e4 assistant: Let me calculate that. calc(12*8)",
-        "        │       └─╼ ○ e5 toolResult: 96",
-        "        │           └─╼ ○ e6 assistant: 12*8 = 96.",
-        "        └─╼ ● e7 branch: back to e2 from e6",
-        "            └─╼ ● e8 user: hi",
-        "                └─╼ ● e9 assistant: Hello! I can do arithmetic with t… ← leaf",
+        "● e1 user: hello",
+        "● e2 assistant: Hello! I can do arithmetic with t…",
+        "├── ○ e3 user: what is 12*8",  # only a fork indents
+        "│   ○ e4 assistant: Let me calculate that. calc(12*8)",
+        "│   ○ e5 toolResult: 96",
+        "│   ○ e6 assistant: 12*8 = 96.",
+        "└── ● e7 branch: back to e2 from e6",
+        "    ● e8 user: hi",
+        "    ● e9 assistant: Hello! I can do arithmetic with t… ← leaf",
     ]
 
 
