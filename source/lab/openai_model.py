@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 import openai
 import orjson
 
+from deadline import Deadline, DeadlinePassed
 from messages import (
     Message,
     ToolCallBlock,
@@ -33,13 +34,14 @@ from messages import (
     tool_calls,
 )
 from model import Done, HistoryRefused, ModelError, ModelEvent, TextDelta, ToolCallEvent
-from openai_stream import ChunkError, Deadline, DeadlinePassed, Reply, read_body
+from openai_body import read_body
+from openai_stream import ChunkError, Reply
 from tools import Tool
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
-# The time one reply may take in all, retries included (openai_stream.Deadline): long enough
+# The time one reply may take in all, retries included (deadline.Deadline): long enough
 # for a slow local model to write a long answer, short enough that a stalled one ends.
 DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
 DEADLINE = 300.0

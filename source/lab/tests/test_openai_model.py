@@ -534,7 +534,8 @@ def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
 def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split() -> None:
     """The bound counts the bytes since the last blank line, also one split across two pieces
     of the body: many small events pass however long the stream, one long event does not."""
-    from openai_stream import ChunkError, events_within
+    from openai_body import events_within
+    from openai_stream import ChunkError
 
     def body(*pieces: bytes):  # noqa: ANN202 - what response.iter_bytes is
         return lambda: iter(pieces)
