@@ -17,12 +17,12 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import openai
 import orjson
 
 from deadline import Deadline, DeadlinePassed
+from endpoint_secrets import KEY_VARIABLE, address_shown, shown
 from messages import (
     Message,
     ToolCallBlock,
@@ -38,7 +38,6 @@ from openai_body import read_body
 from openai_stream import ChunkError, Reply
 from tools import Tool
 
-KEY_VARIABLE = "OPENAI_API_KEY"
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
 # The time one reply may take in all, retries included (deadline.Deadline): long enough
@@ -46,7 +45,6 @@ TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between 
 DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
 DEADLINE = 300.0
 MAX_DEADLINE = 3600.0
-SHOWN = 200  # at most this much of an endpoint's error text goes into the error line
 # The system message every request starts with. It is the program's, not the conversation's:
 # sent first, never saved, so a session file holds only what was said.
 SYSTEM = (
@@ -267,44 +265,6 @@ def reply_deadline(model: str) -> float:
     return seconds
 
 
-def address_shown(url: str) -> str:
-    """`url` as an error line may show it: without a user name and password, a query string or
-    a fragment, any of which may carry a key (`?key=...`); an error line is often shared."""
-    scheme, found, rest = url.partition("://")
-    if not found:
-        return url
-    where, slash, path = rest.partition("/")
-    path = path.split("?", 1)[0].split("#", 1)[0]
-    return f"{scheme}://{where.rpartition('@')[2]}{slash}{path}"
-
-
-# Shorter than this, a "secret" is more likely a word of the message than a key: left alone.
-SHORTEST_SECRET = 4
-
-
-def endpoint_secrets() -> list[str]:
-    """What no line may show: the key, and what OPENAI_BASE_URL holds beside its address (a
-    password, the values of a query string), read where the SDK reads them; longest first."""
-    found = [os.environ.get(KEY_VARIABLE, "")]
-    try:
-        url = urlsplit(os.environ.get("OPENAI_BASE_URL", ""))
-        found += [url.password or "", url.username or ""]
-    except ValueError:  # no URL the SDK could use either: what it holds is shown nowhere
-        url = urlsplit("")
-    for pair in url.query.split("&"):
-        value = pair.partition("=")[2]
-        found += [value, unquote(value)]
-    return sorted({s for s in found if len(s) >= SHORTEST_SECRET}, key=len, reverse=True)
-
-
-def without_secrets(text: str) -> str:
-    """`text` with every endpoint secret blanked. Some gateways quote the key they refused in
-    their error text (a 401 or 429 body that echoes it), and that text is shown to the user."""
-    for secret in endpoint_secrets():
-        text = text.replace(secret, "[hidden]")
-    return text
-
-
 def chat_message(message: Message) -> dict[str, Any]:
     """One lab message as the Chat Completions API takes it."""
     if message["role"] == "toolResult":
@@ -354,10 +314,3 @@ def chat_tool(tool: Tool) -> dict[str, Any]:
             },
         },
     }
-
-
-def shown(error: Exception) -> str:
-    """An endpoint's error text, on one short printable line, with no secret in it (blanked
-    before the line is cut short, so no piece of one is left either)."""
-    text = without_secrets(" ".join(str(error).split()) or type(error).__name__)
-    return printable(shortened(text, SHOWN))

@@ -548,7 +548,7 @@ def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split(
 
 
 def test_an_error_line_never_shows_what_a_url_carries_beside_its_address() -> None:
-    from openai_model import address_shown
+    from endpoint_secrets import address_shown
 
     assert address_shown("http://me:secret@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
     assert address_shown("http://127.0.0.1:8/v1/a@b") == "http://127.0.0.1:8/v1/a@b"
