@@ -1,19 +1,48 @@
-"""One deadline for a whole reply: the clock that ends it however the endpoint spends the
-time (`Deadline`).
+"""One deadline for a whole reply: how long it may take (LAB_REPLY_DEADLINE, read by
+`reply_deadline`), and the clock that ends it however the endpoint spends the time (`Deadline`).
 
-openai_model.py makes each request and reads each chunk within the deadline
-(`Deadline.wait`). When it passes, the turn ends in one error line and nothing of the reply is
-kept: a stalled endpoint never holds the program.
+openai_model.py reads the variable when the model is made, and makes each request and reads
+each chunk within the deadline (`Deadline.wait`). When it passes, the turn ends in one error
+line and nothing of the reply is kept: a stalled endpoint never holds the program.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, TypeVar
+
+from messages import printable, shortened
+from model import ModelError
+
+# The time one reply may take in all, retries included (`Deadline`, below): long enough
+# for a slow local model to write a long answer, short enough that a stalled one ends.
+DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
+DEADLINE = 300.0
+MAX_DEADLINE = 3600.0
+
+
+def reply_deadline(model: str) -> float:
+    """The seconds one reply may take: LAB_REPLY_DEADLINE if set, else DEADLINE."""
+    raw = os.environ.get(DEADLINE_VARIABLE)
+    if raw is None:
+        return DEADLINE
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1
+    if not 0 < seconds <= MAX_DEADLINE:  # NaN is neither
+        shown_raw = printable(shortened(repr(raw), 40))
+        raise ModelError(
+            f"{model}: {DEADLINE_VARIABLE} must be a number of seconds, over 0 and at most "
+            f"{MAX_DEADLINE:g}, not {shown_raw}"
+        )
+    return seconds
+
 
 T = TypeVar("T")
 

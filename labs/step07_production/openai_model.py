@@ -20,14 +20,13 @@ from typing import Any
 import openai
 import orjson
 
-from deadline import Deadline, DeadlinePassed
+from deadline import DEADLINE_VARIABLE, Deadline, DeadlinePassed, reply_deadline
 from endpoint_secrets import KEY_VARIABLE, address_shown, shown
 from messages import (
     Message,
     ToolCallBlock,
     history_problem,
     printable,
-    shortened,
     summary_in,
     text_of,
     tool_calls,
@@ -39,11 +38,6 @@ from tools import Tool
 
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
-# The time one reply may take in all, retries included (deadline.Deadline): long enough
-# for a slow local model to write a long answer, short enough that a stalled one ends.
-DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
-DEADLINE = 300.0
-MAX_DEADLINE = 3600.0
 # The system message every request starts with. It is the program's, not the conversation's:
 # sent first, never saved, so a session file holds only what was said.
 SYSTEM = (
@@ -244,24 +238,6 @@ def read_chunk(reply: Reply, chunk: Any) -> str:
         # The SDK builds chunks without checking them: any field may hold any JSON value.
         # What `add` does not check by name fails here, as one line.
         raise ChunkError(f"a chunk of a shape the API never sends ({error!r})") from None
-
-
-def reply_deadline(model: str) -> float:
-    """The seconds one reply may take: LAB_REPLY_DEADLINE if set, else DEADLINE."""
-    raw = os.environ.get(DEADLINE_VARIABLE)
-    if raw is None:
-        return DEADLINE
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = -1
-    if not 0 < seconds <= MAX_DEADLINE:  # NaN is neither
-        shown_raw = printable(shortened(repr(raw), 40))
-        raise ModelError(
-            f"{model}: {DEADLINE_VARIABLE} must be a number of seconds, over 0 and at most "
-            f"{MAX_DEADLINE:g}, not {shown_raw}"
-        )
-    return seconds
 
 
 def chat_message(message: Message) -> dict[str, Any]:

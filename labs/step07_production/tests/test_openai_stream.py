@@ -277,8 +277,8 @@ def test_a_deadline_that_is_no_number_of_seconds_is_one_error_line_before_any_fi
 
 @pytest.mark.parametrize("value", ["0", "-5", "nan", "inf", "7200", "1e400"])
 def test_a_deadline_out_of_range_is_refused(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    from deadline import reply_deadline
     from model import ModelError
-    from openai_model import reply_deadline
 
     monkeypatch.setenv("LAB_REPLY_DEADLINE", value)
     with pytest.raises(ModelError, match="LAB_REPLY_DEADLINE must be a number of seconds"):
