@@ -136,7 +136,7 @@ def test_a_system_message_goes_first_and_is_never_saved(tmp_path: Path, endpoint
         assert second == {"role": "user", "content": "what is 12*8"}
     assert len(endpoint.requests) == 2
     assert all(message["role"] != "system" for message in saved_messages(tmp_path))
-    from openai_model import SYSTEM
+    from openai_request import SYSTEM
 
     [path] = (tmp_path / "s").glob("*.jsonl")
     assert SYSTEM[:40].encode() not in path.read_bytes()
