@@ -215,8 +215,12 @@ def say(chat: Any, text: str) -> None:
     """One real turn, as main.py runs it: the step's loop, its scripted model, then a save."""
     from loop import run_turn
     from messages import user_text
-    from model import MODELS
     from tools import default_tools
+
+    try:  # the production step keeps its models in a registry of their own
+        from model_registry import MODELS
+    except ModuleNotFoundError:  # the earlier steps, in model.py
+        from model import MODELS
 
     model = MODELS[getattr(chat, "model", next(iter(MODELS)))]
     for _ in run_turn(model, default_tools(), chat.messages, user_text(text)):

@@ -90,6 +90,11 @@ from messages import user_text
 from session import Session, SessionError, read_session
 from tools import default_tools
 
+try:  # the production step keeps its models in a registry of their own
+    from model_registry import MODELS
+except ModuleNotFoundError:  # the earlier steps, in model.py
+    MODELS = models.MODELS
+
 problems, outcomes = [], {"answered": 0, "refused history": 0, "file refused": 0}
 for seed in range(seeds):
     data = damaged(base.read_bytes(), random.Random(seed))
@@ -102,7 +107,7 @@ for seed in range(seeds):
             except SessionError:  # main.py: one error line
                 outcomes["file refused"] += 1
                 continue
-            model = models.MODELS[chat.model] if hasattr(chat, "model") else models.ScriptedModel()
+            model = MODELS[chat.model] if hasattr(chat, "model") else models.ScriptedModel()
             try:
                 question = user_text("what was the result")
                 for _ in run_turn(model, default_tools(), chat.messages, question):

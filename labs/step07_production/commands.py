@@ -20,7 +20,8 @@ from messages import (
     tool_result,
     unanswered_calls,
 )
-from model import DEFAULT_MODEL, MODELS
+from model import DEFAULT_MODEL
+from model_registry import MODELS
 from session import Resumed, Session, persist_new_messages
 from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
 

@@ -35,7 +35,8 @@ try:
     )
     from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
-    from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
+    from model import DEFAULT_MODEL, HistoryRefused, Model, ModelError  # noqa: E402
+    from model_registry import MODELS  # noqa: E402
     from render import counted, printable, render  # noqa: E402
     from session import Session, SessionError, find_latest_session  # noqa: E402
     from stop_signals import (  # noqa: E402

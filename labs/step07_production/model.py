@@ -7,13 +7,11 @@ pieces; so does the scripted one, and the loop cannot tell them apart.
 from __future__ import annotations
 
 import re
-import shlex
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
+from arithmetic_search import _find_stretch
 from messages import (
     AssistantMessage,
     Message,
@@ -81,14 +79,6 @@ class Model(Protocol):
         ...
 
 
-# An arithmetic expression inside a sentence: digits, operators, parentheses, spaces.
-# Stop here: without the lookbehind this pattern is quadratic. A search tries every start
-# position, and from each one inside a run of 40,000 "-" the prefix [-+(]* scans to the end of
-# the run before failing on \d: 40,000 scans of up to 40,000 characters, 16 seconds. The
-# lookbehind lets a match start only where a run starts, so each run is scanned once.
-# (Possessive *+ is not enough: it stops backtracking inside one try, not the next try.)
-_EXPRESSION = re.compile(r"(?<![-+(])[-+(]*+\d[\d\s.+\-*/%()]*")
-_OPERATOR = re.compile(r"\d\s*[-+*/%]")
 # What may touch a stretch of arithmetic and leave it a whole expression: a quote before it,
 # sentence punctuation after it ("what is 12*8?"). Anything else glued on (1e3, 0x10, 1_000,
 # 1,000, 2x) makes the stretch a piece of something calc cannot read.
@@ -222,23 +212,6 @@ class ScriptedModel:
         return assistant_message(style.unknown.format(help=style.help))
 
 
-def _find_stretch(text: str) -> re.Match[str] | None:
-    """Where the first stretch of arithmetic with an operator in it is (spaces included).
-
-    An operator match (a digit, spaces, a sign) is made only of characters a stretch is made
-    of, so it lies inside one stretch, and the first match in the text lies inside the first
-    stretch that has one. Searching for it first answers a line like "a1a1a1..." (a million
-    stretches, no operator) with one scan in C instead of a million tries in Python.
-    """
-    operator = _OPERATOR.search(text)
-    if operator is None:
-        return None
-    for match in _EXPRESSION.finditer(text):
-        if match.end() > operator.start():
-            return match
-    return None  # not reached: the stretch around the operator is always found
-
-
 def _glued_word(text: str, stretch: re.Match[str]) -> str | None:
     """The word the stretch is a piece of ("1e3*2" around "3*2"), or None if the stretch is
     a word of its own: only spaces, a quote before it or sentence punctuation after it touch it.
@@ -313,73 +286,4 @@ def _chunks(text: str, words_per_chunk: int = 3) -> Iterator[TextDelta]:
         yield TextDelta("".join(words[start : start + words_per_chunk]))
 
 
-OPENAI_PREFIX = "openai:"  # openai:NAME is model NAME on an OpenAI-compatible endpoint
-# Longer, a name is no model's: an API's model names are a few dozen characters, and a name
-# from a file (a model_change line) is data, which must not make a 20 MB warning or request.
-MAX_MODEL_NAME = 256
-
-
-class Models(Mapping[str, Model]):
-    """The models a session can switch between, by the name the file records: the scripted
-    ones, and `openai:NAME` for any NAME.
-
-    Stop here: a real model is made only when its name is first looked up, and `openai` is
-    imported only then, so the scripted default never needs the SDK, a key or a network.
-    `name in MODELS` checks only the name's shape; iterating lists the scripted models and the
-    real ones made so far.
-    """
-
-    def __init__(self, scripted: Mapping[str, Model]) -> None:
-        self._made: dict[str, Model] = dict(scripted)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._made or (
-            isinstance(name, str)
-            and name.startswith(OPENAI_PREFIX)
-            and len(OPENAI_PREFIX) < len(name) <= MAX_MODEL_NAME
-        )
-
-    def __getitem__(self, name: str) -> Model:
-        if name not in self._made:
-            if name not in self:
-                raise KeyError(name)
-            try:
-                from openai_model import OpenAIModel  # only when chosen; it imports this module
-            except ImportError as error:  # a Python without the SDK: say what to install
-                raise ModelError(missing_sdk(name, error)) from None
-
-            self._made[name] = OpenAIModel(name.removeprefix(OPENAI_PREFIX))
-        return self._made[name]
-
-    def problem(self, name: str) -> str | None:
-        """Why the model `name` cannot answer here (a real one without its key), or None:
-        asked before a switch is written down, not at the turn after it."""
-        try:
-            self[name]
-        except ModelError as error:
-            return str(error)
-        return None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._made))
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-
-def missing_sdk(name: str, error: ImportError) -> str:
-    """What to install, and with which Python, when the SDK cannot be imported: the command
-    that installs this step's own pinned requirements into the Python that runs it."""
-    requirements = Path(__file__).resolve().parent / "requirements.txt"
-    install = f"{shlex.quote(sys.executable)} -m pip install -r {shlex.quote(str(requirements))}"
-    missing = error.name or "openai"
-    return f"{name} needs the openai SDK, and this Python lacks {missing}: {install}"
-
-
-MODELS = Models(
-    {
-        "scripted-v1": ScriptedModel("scripted-v1", PLAIN),
-        "scripted-v2": ScriptedModel("scripted-v2", TERSE),
-    }
-)
 DEFAULT_MODEL = "scripted-v1"

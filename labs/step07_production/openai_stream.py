@@ -12,22 +12,18 @@ The shapes read, each seen from a real server:
 - a function name sent whole in every piece of its call: one name, not the name repeated;
 - keep-alive comments (`: ping`), which the SDK's decoder reads past;
 - a server that ignores `stream` and answers with one JSON completion: read as a stream of
-  that one chunk (`one_completion_as_a_stream`).
+  that one chunk (`one_completion_as_a_stream`, in openai_body.py).
 
-The whole reply has one deadline (`Deadline`), however the endpoint spends it.
+The body those chunks come in is bounded in openai_body.py, and the whole reply has one
+deadline (deadline.py), however the endpoint spends it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import signal
-import threading
-import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from types import FrameType
-from typing import Any, TypeVar
+from typing import Any
 
 import openai
 import orjson
@@ -47,9 +43,6 @@ FINISHED = ("stop", "tool_calls")  # how a whole reply ends; "length", None... b
 # What one reply may hold: a reply this large still fits one line of the session file.
 MAX_REPLY_CHARS = 4 * 1024 * 1024
 CALL_CHARS = 64  # what a tool call counts against that bound before its id, name and arguments
-# The SDK's decoder keeps a whole event (everything up to a blank line) in memory before it
-# parses it; an endpoint that never sends the blank line would fill memory.
-MAX_EVENT_BYTES = 16 * 1024 * 1024
 # The usage figures an endpoint may send, by the names the session file gives them (pi's).
 USAGE_FIGURES = {
     "input": "prompt_tokens",
@@ -248,152 +241,3 @@ def unwritable(message: AssistantMessage) -> str | None:
             return "half of a character (a lone surrogate: a pair split in two?)"
         return printable(reason[:80])
     return None
-
-
-# --- The body, as the SDK reads it ----------------------------------------------------------
-
-
-def read_body(response: Any) -> None:
-    """An httpx response hook: the body is read through `events_within`, so no event of it
-    (no error body either) grows past MAX_EVENT_BYTES in memory, and a body that is one JSON
-    completion (the server ignored `stream`) is read as the stream of that one chunk.
-
-    Stop here: the SDK reads a body with `response.iter_bytes()`, after decompressing it, so
-    that is where the bound goes; a bound on the bytes received would let a compressed body
-    of a few kilobytes unfold into gigabytes.
-    """
-    bounded = events_within(response.iter_bytes, MAX_EVENT_BYTES)
-    if response.status_code == 200:
-        bounded = one_completion_as_a_stream(bounded)
-    response.iter_bytes = bounded
-
-
-def events_within(
-    iter_bytes: Callable[..., Iterator[bytes]], limit: int
-) -> Callable[..., Iterator[bytes]]:
-    """`iter_bytes`, refusing (ChunkError) once the bytes since the last blank line pass
-    `limit`: an event without end, or a body that is one endless line."""
-
-    def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
-        since, tail = 0, b""
-        for piece in iter_bytes(*args, **kwargs):
-            seen = tail + piece
-            ends = [seen.rfind(blank) + len(blank) for blank in BLANK_LINES if blank in seen]
-            since = len(seen) - max(ends) if ends else since + len(piece)
-            if since > limit:
-                raise ChunkError(f"an event over {limit:,} bytes, with no end in sight")
-            tail = seen[-2:]
-            yield piece
-
-    return bounded
-
-
-BLANK_LINES = (b"\n\n", b"\n\r\n", b"\r\r")  # where one event of the stream ends
-
-
-def one_completion_as_a_stream(
-    iter_bytes: Callable[..., Iterator[bytes]],
-) -> Callable[..., Iterator[bytes]]:
-    """`iter_bytes`, unchanged for a stream; a body that is one JSON object instead (a
-    stream's every line starts with a field name or a colon, never with `{`) comes out as
-    the one event of a stream whose chunk holds that whole completion."""
-
-    def as_stream(*args: Any, **kwargs: Any) -> Iterator[bytes]:
-        pieces = iter_bytes(*args, **kwargs)
-        start = b""
-        for piece in pieces:
-            start += piece
-            if start.strip():
-                break
-        if not start.lstrip().startswith(b"{"):
-            yield start
-            yield from pieces
-            return
-        body = start + b"".join(pieces)  # bounded: the body has no blank line to end it
-        yield b"data: " + completion_as_chunk(body) + b"\n\ndata: [DONE]\n\n"
-
-    return as_stream
-
-
-def completion_as_chunk(body: bytes) -> bytes:
-    """A whole completion as one chunk: each choice's `message` becomes its `delta`, and each
-    tool call gets the `index` a stream gives it. A body of any other shape is passed on as
-    it is, for the reader to refuse by name."""
-    try:
-        completion = json.loads(body)
-    except ValueError:
-        raise ChunkError("a body that is neither a stream nor one JSON completion") from None
-    choices = completion.get("choices") if isinstance(completion, dict) else None
-    for choice in choices if isinstance(choices, list) else []:
-        if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
-            delta = choice.pop("message")
-            if isinstance(calls := delta.get("tool_calls"), list):
-                delta["tool_calls"] = [
-                    {"index": index, **call} if isinstance(call, dict) else call
-                    for index, call in enumerate(calls)
-                ]
-            choice["delta"] = delta
-    return json.dumps(completion).encode()
-
-
-# --- One deadline for the whole reply -------------------------------------------------------
-
-T = TypeVar("T")
-
-
-class DeadlinePassed(BaseException):
-    """The reply's deadline passed. A BaseException: the SDK retries after any Exception, and
-    would take this one for a network fault and try again."""
-
-
-class Deadline:
-    """The time one reply may take, from the request to its last chunk, however it is spent:
-    retries, a slow start, keep-alive comments, empty chunks.
-
-    Stop here: a read timeout is no deadline. It starts again at every byte received, and a
-    `: ping` every few seconds keeps a reply going for ever. An alarm signal is the one clock
-    that interrupts a read that is blocked. It raises only while the stream is being read
-    (`wait`): one that rings while a chunk is being shown is noted, and raised at the next
-    read, so it never lands in the middle of the terminal's output.
-    """
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.ends = time.monotonic() + seconds
-        self.waiting = False
-        self.passed = False
-        self._previous: Any = None
-        # Signals reach the main thread only: elsewhere, the time is checked at each read.
-        self._alarm = threading.current_thread() is threading.main_thread()
-
-    def __enter__(self) -> Deadline:
-        if self._alarm:
-            self._previous = signal.signal(signal.SIGALRM, self._ring)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        return self
-
-    def __exit__(self, *exited: object) -> None:
-        if self._alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._previous)
-
-    def _ring(self, signum: int, frame: FrameType | None) -> None:
-        self.passed = True
-        if self.waiting:
-            raise DeadlinePassed
-
-    def wait(self, read: Callable[[], T]) -> T:
-        """`read()`, given up with DeadlinePassed when the deadline passes."""
-        self._check()
-        self.waiting = True
-        try:
-            result = read()
-        finally:  # not checked here: a Ctrl-C in flight must stay a Ctrl-C
-            self.waiting = False
-        self._check()
-        return result
-
-    def _check(self) -> None:
-        if self.passed or time.monotonic() >= self.ends:
-            self.passed = True
-            raise DeadlinePassed

@@ -37,7 +37,8 @@ from pathlib import Path
 from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
 from messages import preview, printable
-from model import DEFAULT_MODEL, MODELS
+from model import DEFAULT_MODEL
+from model_registry import MODELS
 from session import Session
 
 

@@ -42,10 +42,14 @@ from messages import (
 )
 
 # << prod
-# >> 04
-from model import DEFAULT_MODEL, MODELS
+# >> 04 until prod
+# from model import DEFAULT_MODEL, MODELS
+# << 04 until prod
+# >> prod
+from model import DEFAULT_MODEL
+from model_registry import MODELS
 
-# << 04
+# << prod
 # >> 02 until 03
 # from session import Session, persist_new_messages
 # << 02 until 03

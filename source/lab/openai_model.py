@@ -3,12 +3,13 @@
 endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio), through the official `openai` SDK.
 
 Chosen with `--model openai:NAME`. The SDK reads the endpoint from OPENAI_BASE_URL and the key
-from OPENAI_API_KEY. Both directions of the mapping live here and in openai_stream.py, and
-nowhere else: the lab's messages become chat messages on the way out (here), and the streamed
-chunks become one lab assistant message on the way back (openai_stream.py), so the loop, the
-session file and the renderer never change. Every fault of the endpoint becomes one
-`ModelError`, which ends the turn in one line; the run goes on. `summarize` asks the model for
-the summary /compact writes, in a request of its own, and fails the same way.
+from OPENAI_API_KEY. Both directions of the mapping live in openai_request.py and
+openai_stream.py, and nowhere else: the lab's messages become chat messages on the way out
+(openai_request.py), and the streamed chunks become one lab assistant message on the way back
+(openai_stream.py), so the loop, the session file and the renderer never change. Every fault of
+the endpoint becomes one `ModelError` here, which ends the turn in one line; the run goes on.
+`summarize` asks the model for the summary /compact writes, in a request of its own, and fails
+the same way.
 """
 
 from __future__ import annotations
@@ -17,54 +18,36 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import openai
 import orjson
 
+from deadline import DEADLINE_VARIABLE, Deadline, DeadlinePassed, reply_deadline
+from endpoint_secrets import KEY_VARIABLE, address_shown, shown
 from messages import (
     Message,
-    ToolCallBlock,
     history_problem,
     printable,
-    shortened,
     summary_in,
     text_of,
     tool_calls,
 )
 from model import Done, HistoryRefused, ModelError, ModelEvent, TextDelta, ToolCallEvent
-from openai_stream import ChunkError, Deadline, DeadlinePassed, Reply, read_body
+from openai_body import read_body
+from openai_request import (
+    SUMMARY_ASK,
+    SUMMARY_SYSTEM,
+    chat_message,
+    chat_tool,
+    system_message,
+    transcript,
+)
+from openai_stream import ChunkError, Reply
 from tools import Tool
 
-KEY_VARIABLE = "OPENAI_API_KEY"
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
-# The time one reply may take in all, retries included (openai_stream.Deadline): long enough
-# for a slow local model to write a long answer, short enough that a stalled one ends.
-DEADLINE_VARIABLE = "LAB_REPLY_DEADLINE"
-DEADLINE = 300.0
-MAX_DEADLINE = 3600.0
-SHOWN = 200  # at most this much of an endpoint's error text goes into the error line
-# The system message every request starts with. It is the program's, not the conversation's:
-# sent first, never saved, so a session file holds only what was said.
-SYSTEM = (
-    "You are the assistant in a small teaching lab about how a conversation survives the "
-    "process that holds it: each message is saved to a session file the moment it ends, and "
-    "a later run goes on from there. Answer briefly. For arithmetic, call a tool instead of "
-    "working it out yourself. Your tools: {tools}."
-)
-# What a summary is asked for (summarize): what it must keep, so that "what was the result"
-# still answers from it, and how long it may be. Its length is also enforced (MAX_SUMMARY_CHARS).
-SUMMARY_SYSTEM = (
-    "You summarise a conversation between a user and an assistant, so that the summary can "
-    "replace it: the assistant will be given only the summary and what comes after it. Keep "
-    "what each user message asked, each tool call with its arguments and its result, the "
-    "facts and decisions, and any request still open. If an earlier summary is given, carry "
-    "over all of it that still matters: it is all that is left of what came before it."
-)
-SUMMARY_ASK = "Write the summary now: plain text, at most 300 words, and nothing else."
-MAX_SUMMARY_CHARS = 16 * 1024
-TRANSCRIPT_WIDTH = 2000  # at most this much of one message is sent to be summarised
+MAX_SUMMARY_CHARS = 16 * 1024  # what a summary may hold (summarize)
 _END = object()  # what `next` gives back when the stream has no chunk left
 
 
@@ -218,25 +201,6 @@ class OpenAIModel:
         }
 
 
-def transcript(messages: Sequence[Message]) -> str:
-    """The messages as lines of text for a summariser to read, each cut to TRANSCRIPT_WIDTH:
-    a tool result of megabytes is summarised by its start."""
-    lines = []
-    for message in messages:
-        if message["role"] == "toolResult":
-            kind = "error" if message["isError"] else "result"
-            lines.append(f"[{message['toolName']} {kind}] {text_of(message)}")
-            continue
-        if text := text_of(message):
-            lines.append(f"[{message['role']}] {text}")
-        for call in tool_calls(message):
-            lines.append(f"[assistant called {call['name']}] {arguments_text(call)}")
-    return "\n".join(
-        line if len(line) <= TRANSCRIPT_WIDTH else line[: TRANSCRIPT_WIDTH - 1] + "…"
-        for line in (" ".join(line.split()) for line in lines)
-    )
-
-
 def read_chunk(reply: Reply, chunk: Any) -> str:
     """`reply.add(chunk)`, any fault of the chunk's shape turned into one ChunkError."""
     try:
@@ -245,117 +209,3 @@ def read_chunk(reply: Reply, chunk: Any) -> str:
         # The SDK builds chunks without checking them: any field may hold any JSON value.
         # What `add` does not check by name fails here, as one line.
         raise ChunkError(f"a chunk of a shape the API never sends ({error!r})") from None
-
-
-def reply_deadline(model: str) -> float:
-    """The seconds one reply may take: LAB_REPLY_DEADLINE if set, else DEADLINE."""
-    raw = os.environ.get(DEADLINE_VARIABLE)
-    if raw is None:
-        return DEADLINE
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = -1
-    if not 0 < seconds <= MAX_DEADLINE:  # NaN is neither
-        shown_raw = printable(shortened(repr(raw), 40))
-        raise ModelError(
-            f"{model}: {DEADLINE_VARIABLE} must be a number of seconds, over 0 and at most "
-            f"{MAX_DEADLINE:g}, not {shown_raw}"
-        )
-    return seconds
-
-
-def address_shown(url: str) -> str:
-    """`url` as an error line may show it: without a user name and password, a query string or
-    a fragment, any of which may carry a key (`?key=...`); an error line is often shared."""
-    scheme, found, rest = url.partition("://")
-    if not found:
-        return url
-    where, slash, path = rest.partition("/")
-    path = path.split("?", 1)[0].split("#", 1)[0]
-    return f"{scheme}://{where.rpartition('@')[2]}{slash}{path}"
-
-
-# Shorter than this, a "secret" is more likely a word of the message than a key: left alone.
-SHORTEST_SECRET = 4
-
-
-def endpoint_secrets() -> list[str]:
-    """What no line may show: the key, and what OPENAI_BASE_URL holds beside its address (a
-    password, the values of a query string), read where the SDK reads them; longest first."""
-    found = [os.environ.get(KEY_VARIABLE, "")]
-    try:
-        url = urlsplit(os.environ.get("OPENAI_BASE_URL", ""))
-        found += [url.password or "", url.username or ""]
-    except ValueError:  # no URL the SDK could use either: what it holds is shown nowhere
-        url = urlsplit("")
-    for pair in url.query.split("&"):
-        value = pair.partition("=")[2]
-        found += [value, unquote(value)]
-    return sorted({s for s in found if len(s) >= SHORTEST_SECRET}, key=len, reverse=True)
-
-
-def without_secrets(text: str) -> str:
-    """`text` with every endpoint secret blanked. Some gateways quote the key they refused in
-    their error text (a 401 or 429 body that echoes it), and that text is shown to the user."""
-    for secret in endpoint_secrets():
-        text = text.replace(secret, "[hidden]")
-    return text
-
-
-def chat_message(message: Message) -> dict[str, Any]:
-    """One lab message as the Chat Completions API takes it."""
-    if message["role"] == "toolResult":
-        # The API has no error flag on a tool's answer: the model reads it in the text.
-        text = f"error: {text_of(message)}" if message["isError"] else text_of(message)
-        return {"role": "tool", "tool_call_id": message["toolCallId"], "content": text}
-    if message["role"] == "user":
-        return {"role": "user", "content": text_of(message)}
-    chat: dict[str, Any] = {"role": "assistant", "content": text_of(message) or None}
-    calls = tool_calls(message)
-    if calls:
-        chat["tool_calls"] = [
-            {
-                "id": call["id"],
-                "type": "function",
-                "function": {"name": call["name"], "arguments": arguments_text(call)},
-            }
-            for call in calls
-        ]
-    return chat
-
-
-def arguments_text(call: ToolCallBlock) -> str:
-    """A tool call's arguments as the API takes them, a JSON string: written by the session
-    file's own writer, so that what is sent and what is saved are the same JSON."""
-    return orjson.dumps(call["arguments"]).decode()
-
-
-def system_message(tools: Sequence[Tool]) -> dict[str, Any]:
-    """The program's own first message (SYSTEM), naming the tools this run offers."""
-    return {"role": "system", "content": SYSTEM.format(tools=", ".join(t.name for t in tools))}
-
-
-def chat_tool(tool: Tool) -> dict[str, Any]:
-    """A lab tool offered as a function. The lab writes parameters as {name: JSON type};
-    the API wants a JSON schema of an object with those properties, all required."""
-    properties = {name: {"type": kind} for name, kind in tool.parameters.items()}
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": list(properties),
-            },
-        },
-    }
-
-
-def shown(error: Exception) -> str:
-    """An endpoint's error text, on one short printable line, with no secret in it (blanked
-    before the line is cut short, so no piece of one is left either)."""
-    text = without_secrets(" ".join(str(error).split()) or type(error).__name__)
-    return printable(shortened(text, SHOWN))

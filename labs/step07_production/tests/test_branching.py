@@ -13,7 +13,7 @@ from commands import Chat, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, unanswered_calls, user_text
-from model import MODELS
+from model_registry import MODELS
 from session import Session, SessionError
 from tools import default_tools
 

@@ -12,6 +12,7 @@ import model
 from loop import run_turn
 from messages import Message, assistant_message, text_of, tool_calls, tool_result, user_text
 from model import Done, ScriptedModel, TextDelta, ToolCallEvent
+from model_registry import MODELS
 from tools import default_tools
 
 TOOLS = list(default_tools().values())
@@ -192,17 +193,17 @@ DECLINED = {
 
 
 @pytest.mark.parametrize("text", list(UNREADABLE))
-@pytest.mark.parametrize("name", list(model.MODELS))
+@pytest.mark.parametrize("name", list(MODELS))
 def test_an_expression_glued_to_more_is_declined_whole(name: str, text: str) -> None:
-    reply = model.MODELS[name].reply([user_text(text)], ["calc"])
+    reply = MODELS[name].reply([user_text(text)], ["calc"])
     assert text_of(reply) == DECLINED[name].format(UNREADABLE[text])
     assert reply["stopReason"] == "stop" and not tool_calls(reply)
 
 
 @pytest.mark.parametrize("text", list(READABLE))
-@pytest.mark.parametrize("name", list(model.MODELS))
+@pytest.mark.parametrize("name", list(MODELS))
 def test_plain_arithmetic_in_a_sentence_is_calculated_whole(name: str, text: str) -> None:
-    [call] = tool_calls(model.MODELS[name].reply([user_text(text)], ["calc"]))
+    [call] = tool_calls(MODELS[name].reply([user_text(text)], ["calc"]))
     assert call["arguments"] == {"expression": READABLE[text]}
 
 

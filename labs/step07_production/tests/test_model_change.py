@@ -13,7 +13,8 @@ from commands import Chat, ModelChoice, choose_model, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, user_text
-from model import DEFAULT_MODEL, MODELS
+from model import DEFAULT_MODEL
+from model_registry import MODELS
 from session import Session, read_session
 from tools import default_tools
 

@@ -25,6 +25,7 @@ from messages import (
     user_text,
 )
 from model import Done, HistoryRefused, ScriptedModel, TextDelta, ToolCallEvent
+from model_registry import MODELS
 from tools import Tool, default_tools
 
 STEP_DIR = Path(__file__).resolve().parent.parent
@@ -172,7 +173,7 @@ GOOD: dict[str, list[Message]] = {
 def test_a_bad_history_is_refused_in_the_apis_words(case: str) -> None:
     history, problem = BAD[case]
     assert history_problem(history) == problem
-    for name, scripted in model.MODELS.items():
+    for name, scripted in MODELS.items():
         events = scripted.stream(history, list(TOOLS.values()))
         with pytest.raises(HistoryRefused) as refused:
             next(events)  # refused before the first event
@@ -243,10 +244,10 @@ def test_every_history_the_loop_builds_is_accepted(monkeypatch: pytest.MonkeyPat
     seen = checked_stream(monkeypatch)
     messages: list[Message] = []
     for line in ["hello", "what is 12*8", "what is 1/0", "what is 2**10000", "what was the result"]:
-        for name in model.MODELS:
-            list(run_turn(model.MODELS[name], TOOLS, messages, user_text(line)))
+        for name in MODELS:
+            list(run_turn(MODELS[name], TOOLS, messages, user_text(line)))
     # one call per model and turn, one more after each of 3 tool calls
-    assert len(seen) == len(model.MODELS) * (5 + 3)
+    assert len(seen) == len(MODELS) * (5 + 3)
     assert all(history_problem(history) is None for history in seen)
     assert history_problem(messages) is None
 

@@ -135,14 +135,14 @@ def run_main_here(
 ) -> subprocess.CompletedProcess[str]:
     """`main.main(argv)` as `python main.py ARGV` would run it, in this process."""
     import main
-    import model
+    import model_registry
     import session_lock
 
     encoding = locale.getpreferredencoding(False)
     environ, cwd, old_argv = dict(os.environ), os.getcwd(), sys.argv
     streams = sys.stdin, sys.stdout, sys.stderr
     handlers = {signum: signal.getsignal(signum) for signum in SIGNALS_SET}
-    made, locks = dict(model.MODELS._made), set(session_lock._HELD_LOCKS)
+    made, locks = dict(model_registry.MODELS._made), set(session_lock._HELD_LOCKS)
     root = logging.getLogger()
     root_handlers, root_level = root.handlers[:], root.level
     # Without a name, so nothing in `folder`; closed at the end, once read.
@@ -208,12 +208,12 @@ def run_main_here(
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        for name in set(model.MODELS._made) - set(made):  # as the process's end would
-            client = getattr(model.MODELS._made[name], "client", None)
+        for name in set(model_registry.MODELS._made) - set(made):  # as the process's end would
+            client = getattr(model_registry.MODELS._made[name], "client", None)
             if client is not None:
                 client.close()
-        model.MODELS._made.clear()
-        model.MODELS._made.update(made)
+        model_registry.MODELS._made.clear()
+        model_registry.MODELS._made.update(made)
         for fd in set(session_lock._HELD_LOCKS) - locks:
             session_lock.unlock(fd)
         root.handlers, root.level = root_handlers, root_level
@@ -371,8 +371,8 @@ def test_an_unknown_model_name_is_one_error_line(tmp_path: Path) -> None:
 
 def test_the_scripted_default_never_imports_the_sdk(tmp_path: Path) -> None:
     probe = (
-        f"import sys; sys.path.insert(0, {str(STEP)!r}); import main, model; "
-        "model.MODELS['scripted-v1']; print('openai' in sys.modules)"
+        f"import sys; sys.path.insert(0, {str(STEP)!r}); import main, model_registry; "
+        "model_registry.MODELS['scripted-v1']; print('openai' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
@@ -533,7 +533,8 @@ def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
 def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split() -> None:
     """The bound counts the bytes since the last blank line, also one split across two pieces
     of the body: many small events pass however long the stream, one long event does not."""
-    from openai_stream import ChunkError, events_within
+    from openai_body import events_within
+    from openai_stream import ChunkError
 
     def body(*pieces: bytes):  # noqa: ANN202 - what response.iter_bytes is
         return lambda: iter(pieces)
@@ -547,7 +548,7 @@ def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split(
 
 
 def test_an_error_line_never_shows_what_a_url_carries_beside_its_address() -> None:
-    from openai_model import address_shown
+    from endpoint_secrets import address_shown
 
     assert address_shown("http://me:secret@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
     assert address_shown("http://127.0.0.1:8/v1/a@b") == "http://127.0.0.1:8/v1/a@b"

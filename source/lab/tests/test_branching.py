@@ -14,7 +14,14 @@ from commands import Chat, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, unanswered_calls, user_text
-from model import MODELS
+
+# >> 05 until prod
+# from model import MODELS
+# << 05 until prod
+# >> prod
+from model_registry import MODELS
+
+# << prod
 from session import Session, SessionError
 from tools import default_tools
 

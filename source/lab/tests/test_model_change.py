@@ -14,7 +14,15 @@ from commands import Chat, ModelChoice, choose_model, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, user_text
-from model import DEFAULT_MODEL, MODELS
+
+# >> 04 until prod
+# from model import DEFAULT_MODEL, MODELS
+# << 04 until prod
+# >> prod
+from model import DEFAULT_MODEL
+from model_registry import MODELS
+
+# << prod
 from session import Session, read_session
 from tools import default_tools
 

@@ -54,7 +54,7 @@ def test_compact_asks_the_model_and_carries_an_earlier_summary_forward(
     # The second summary covers the first: what the first kept is not lost.
     assert second["summary"] == "- asked: hello\n- asked: what is 12*8\n- calc -> 96"
 
-    from openai_model import SUMMARY_SYSTEM
+    from openai_request import SUMMARY_SYSTEM
 
     asked_first, asked_second = summary_requests(endpoint)
     for body in (asked_first, asked_second):
@@ -214,7 +214,7 @@ def test_ctrl_c_while_the_model_summarises_abandons_the_compaction_and_the_run_g
 def test_what_is_sent_to_be_summarised_is_bounded_line_by_line() -> None:
     """A tool result of megabytes is summarised by its start: one line of the transcript."""
     from messages import tool_result, user_text
-    from openai_model import TRANSCRIPT_WIDTH, transcript
+    from openai_request import TRANSCRIPT_WIDTH, transcript
 
     call = {"type": "toolCall", "id": "c1", "name": "calc", "arguments": {"expression": "1"}}
     lines = transcript(

@@ -137,7 +137,7 @@ def test_a_system_message_goes_first_and_is_never_saved(tmp_path: Path, endpoint
         assert second == {"role": "user", "content": "what is 12*8"}
     assert len(endpoint.requests) == 2
     assert all(message["role"] != "system" for message in saved_messages(tmp_path))
-    from openai_model import SYSTEM
+    from openai_request import SYSTEM
 
     [path] = (tmp_path / "s").glob("*.jsonl")
     assert SYSTEM[:40].encode() not in path.read_bytes()
@@ -278,8 +278,8 @@ def test_a_deadline_that_is_no_number_of_seconds_is_one_error_line_before_any_fi
 
 @pytest.mark.parametrize("value", ["0", "-5", "nan", "inf", "7200", "1e400"])
 def test_a_deadline_out_of_range_is_refused(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    from deadline import reply_deadline
     from model import ModelError
-    from openai_model import reply_deadline
 
     monkeypatch.setenv("LAB_REPLY_DEADLINE", value)
     with pytest.raises(ModelError, match="LAB_REPLY_DEADLINE must be a number of seconds"):

@@ -16,7 +16,8 @@ from pathlib import Path
 from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
 from messages import preview, printable  # noqa: F401  (you will need them)
-from model import DEFAULT_MODEL, MODELS
+from model import DEFAULT_MODEL
+from model_registry import MODELS
 from session import Session
 
 EXPECTED_FAIL = "a name is shown printable, typed or read; `/name` at [e1 name"
