@@ -29,7 +29,7 @@ class Tool:
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: dict[str, Any]  # a JSON Schema of the arguments: what a real model is sent
     run: Callable[[dict[str, Any]], str]
 
 
@@ -119,7 +119,13 @@ def calc(arguments: dict[str, Any]) -> str:
 CALC = Tool(
     name="calc",
     description="Evaluate an arithmetic expression: numbers, + - * / // % ** and parentheses.",
-    parameters={"expression": "string"},
+    parameters={
+        "type": "object",
+        "properties": {
+            "expression": {"type": "string", "description": "the expression, e.g. (2+3)*4"}
+        },
+        "required": ["expression"],
+    },
     run=calc,
 )
 

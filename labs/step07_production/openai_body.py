@@ -60,9 +60,10 @@ BLANK_LINES = (b"\n\n", b"\n\r\n", b"\r\r")  # where one event of the stream end
 def one_completion_as_a_stream(
     iter_bytes: Callable[..., Iterator[bytes]],
 ) -> Callable[..., Iterator[bytes]]:
-    """`iter_bytes`, unchanged for a stream; a body that is one JSON object instead (a
-    stream's every line starts with a field name or a colon, never with `{`) comes out as
-    the one event of a stream whose chunk holds that whole completion."""
+    """`iter_bytes`, unchanged for a stream; a body that is one JSON document instead (a
+    stream's every line starts with a field name or a colon, never with `{`, `[` or `"`) comes
+    out as the one event of a stream whose chunk holds that whole completion, or is refused
+    by what it is."""
 
     def as_stream(*args: Any, **kwargs: Any) -> Iterator[bytes]:
         pieces = iter_bytes(*args, **kwargs)
@@ -71,7 +72,7 @@ def one_completion_as_a_stream(
             start += piece
             if start.strip():
                 break
-        if not start.lstrip().startswith(b"{"):
+        if not start.lstrip().startswith((b"{", b"[", b'"')):
             yield start
             yield from pieces
             return
@@ -81,16 +82,24 @@ def one_completion_as_a_stream(
     return as_stream
 
 
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
 def completion_as_chunk(body: bytes) -> bytes:
     """A whole completion as one chunk: each choice's `message` becomes its `delta`, and each
-    tool call gets the `index` a stream gives it. A body of any other shape is passed on as
-    it is, for the reader to refuse by name."""
+    tool call gets the `index` a stream gives it. A document that is no completion (an array
+    of strings, as one mock server sends) is named for what it is; a completion's own fields
+    of the wrong type are passed on, for the reader to refuse by name."""
     try:
         completion = json.loads(body)
     except ValueError:
         raise ChunkError("a body that is neither a stream nor one JSON completion") from None
     choices = completion.get("choices") if isinstance(completion, dict) else None
-    for choice in choices if isinstance(choices, list) else []:
+    if not isinstance(choices, list):
+        kind = _JSON_KINDS.get(type(completion), "value")
+        what = "object without choices" if isinstance(completion, dict) else kind
+        raise ChunkError(f"one JSON {what} (application/json), not a stream or a completion")
+    for choice in choices:
         if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
             delta = choice.pop("message")
             if isinstance(calls := delta.get("tool_calls"), list):

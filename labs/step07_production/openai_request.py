@@ -8,6 +8,7 @@ these pieces; nothing else in the lab knows what a chat message looks like.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from tools import Tool
 
 # The system message every request starts with. It is the program's, not the conversation's:
 # sent first, never saved, so a session file holds only what was said.
+SYSTEM_VARIABLE = "LAB_SYSTEM_PROMPT"
 SYSTEM = (
     "You are the assistant in a small teaching lab about how a conversation survives the "
     "process that holds it: each message is saved to a session file the moment it ends, and "
@@ -67,24 +69,23 @@ def arguments_text(call: ToolCallBlock) -> str:
 
 
 def system_message(tools: Sequence[Tool]) -> dict[str, Any]:
-    """The program's own first message (SYSTEM), naming the tools this run offers."""
+    """The program's own first message: SYSTEM, naming the tools this run offers, or the text
+    of LAB_SYSTEM_PROMPT where it is set (as it is, an agent's own instructions)."""
+    own = os.environ.get(SYSTEM_VARIABLE)
+    if own:
+        return {"role": "system", "content": own}
     return {"role": "system", "content": SYSTEM.format(tools=", ".join(t.name for t in tools))}
 
 
 def chat_tool(tool: Tool) -> dict[str, Any]:
-    """A lab tool offered as a function. The lab writes parameters as {name: JSON type};
-    the API wants a JSON schema of an object with those properties, all required."""
-    properties = {name: {"type": kind} for name, kind in tool.parameters.items()}
+    """A lab tool offered as a function: its parameters are already the JSON Schema the API
+    takes (optional arguments, enums and descriptions included)."""
     return {
         "type": "function",
         "function": {
             "name": tool.name,
             "description": tool.description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": list(properties),
-            },
+            "parameters": tool.parameters,
         },
     }
 

@@ -313,7 +313,9 @@ def test_a_turn_with_a_tool_call_streams_through_the_endpoint(
     tool = tools["calc"]  # among whatever tools a copy of this step has added
     assert tool["function"]["parameters"] == {
         "type": "object",
-        "properties": {"expression": {"type": "string"}},
+        "properties": {
+            "expression": {"type": "string", "description": "the expression, e.g. (2+3)*4"}
+        },
         "required": ["expression"],
     }
     assert second["body"]["messages"][2:] == [
@@ -418,6 +420,7 @@ FAULTS = {
     "fault-huge-reply": "a reply over 4,194,304 characters",
     "fault-odd-chunk": "a chunk whose `content` is not a string",
     "fault-call-id-number": "a chunk whose `id` is not a string",
+    "fault-json-array": "one JSON array (application/json), not a stream or a completion",
 }
 
 
@@ -528,6 +531,24 @@ def test_a_tool_call_a_crash_left_unanswered_never_reaches_the_endpoint(
     sent = request["body"]["messages"]
     assert [message["role"] for message in sent] == ["system", "user", "assistant", "tool", "user"]
     assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"]
+
+
+def test_the_system_prompt_is_the_programs_own_unless_set(tmp_path: Path, endpoint: Server) -> None:
+    """The first message sent is the program's system message, never saved; LAB_SYSTEM_PROMPT
+    replaces it with an agent's own, braces and all."""
+    env = environment(endpoint.base_url)
+    for prompt in (None, "You are {terse}. Answer in one line."):
+        if prompt is not None:
+            env["LAB_SYSTEM_PROMPT"] = prompt
+        done = run_main(tmp_path, "hello\n", "--model", "openai:good", env=env)
+        assert done.returncode == 0, done.stderr
+        system = endpoint.requests[-1]["body"]["messages"][0]
+        assert system["role"] == "system"
+        if prompt is None:
+            assert "calc" in system["content"]  # the lab's own, naming the tools
+        else:
+            assert system["content"] == prompt
+    assert all(m["role"] != "system" for m in saved_messages(tmp_path))
 
 
 def test_an_event_is_bounded_from_its_last_blank_line_wherever_the_pieces_split() -> None:

@@ -276,6 +276,8 @@ class FakeEndpoint(BaseHTTPRequestHandler):
             return self.stream(name_in_every_piece(chunks), usage=body)
         if behaviour == "odd-not-streamed":
             return self.whole(completion_of(chunks) | {"usage": usage_of(body, chunks)})
+        if behaviour == "fault-json-array":  # a mock server's whole reply: its words, in a list
+            return self.whole(["Hello", " from", f" {name}."])
         return self.stream(chunks, usage=body)
 
     def never_ending(self, behaviour: str) -> None:
@@ -310,7 +312,7 @@ class FakeEndpoint(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def whole(self, completion: dict[str, Any]) -> None:
+    def whole(self, completion: Any) -> None:
         """One JSON completion, as a server that ignores `stream` answers."""
         data = orjson.dumps(completion)
         self.send_response(200)
