@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
+from harness import new_session, run, user_line, write_session
 
 from entry_graph import entry_graph, network_text
 from loop import run_turn
@@ -16,11 +15,9 @@ from model import ScriptedModel
 from session import Session, persist_new_messages
 from tools import default_tools
 
-STEP_DIR = Path(__file__).resolve().parent.parent
-
 
 def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     persisted = 0
     for text in ["hello", "what is 12*8"]:
@@ -37,7 +34,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
 
 
 def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hello")):
         pass
@@ -57,7 +54,7 @@ def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None
 
 
 def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("hello"))
     session.append_entry("x_lab_test_kind", {"anything": 1})
     Session.open(session.path).session.append_message(user_text("again"))
@@ -69,7 +66,7 @@ def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> No
 
 def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> None:
     """A branch, a dangling parent and a parent cycle: marked, never a crash."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("root"))
     session.append_message(user_text("abandoned"))
     with session.path.open("ab") as file:
@@ -91,7 +88,7 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
 
 
 def test_text_from_the_file_is_shown_escaped(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
     session.append_entry("kind\x1b[2J", {})
     assert "\x1b" not in network_text(entry_graph(session.path))
@@ -101,20 +98,13 @@ def test_text_from_the_file_is_shown_escaped(tmp_path: Path) -> None:
 def test_tree_of_a_deep_session_is_listed_flat_in_time(tmp_path: Path, cycle: bool) -> None:
     """Drawn indented, 20,000 entries (or a parent cycle as long) would take 800 MB of text
     and /tree would never finish: a real process must list them flat, promptly."""
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
     count = 20_000
-    lines = [b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}']
+    lines = []
     for number in range(1, count + 1):
         parent = f"e{number - 1}" if number > 1 else (f"e{count}" if cycle else None)
-        message = {"role": "user", "content": [{"type": "text", "text": "x"}]}
-        entry = {"type": "message", "id": f"e{number}", "parentId": parent, "message": message}
-        lines.append(orjson.dumps(entry))
-    (folder / "x.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    done = subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py"), "--continue"],
-        cwd=tmp_path, input=b"/tree\n", capture_output=True, timeout=60,
-    )  # fmt: skip
+        lines.append(user_line(f"e{number}", parent, "x"))
+    write_session(tmp_path / ".sessions", *lines, name="x.jsonl")
+    done = run(tmp_path, b"/tree\n", "--continue")
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
     assert f"(too deep to draw: {count:,} entries, each with the one it hangs under)" in out
@@ -125,7 +115,7 @@ def test_tree_of_a_deep_session_is_listed_flat_in_time(tmp_path: Path, cycle: bo
 def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
     """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
     a second leaf, or an entry look on the path that is not."""
-    session = Session.create(tmp_path, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "m")
     for text in ["hello ← leaf", "● e1 ○", "last"]:
         session.append_message(user_text(text))
     labels = [label for _, label in entry_graph(session.path).nodes(data="label")]
@@ -143,7 +133,7 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
     '← leaf' must not show a second leaf there."""
     import entry_graph as module
 
-    session = Session.create(tmp_path, session_id="f", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "f")
     odd = {"type": "message", "id": "e1 ← leaf ●", "parentId": None, "message": user_text("hi")}
     session.append_message(user_text("start"))
     with session.path.open("ab") as file:
@@ -159,7 +149,7 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
 ) -> None:
     """e1 hangs under e3, which hangs under e2, under e1. The walk from the leaf e3 stops at e1,
     where the conversation starts. Before: /tree drew e3 twice, with two leaf marks."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("one"))
     session.append_message(user_text("two"))
     session.append_message(user_text("three"))
