@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness import new_session
+
 from entry_graph import entry_graph, network_text
 from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
-from session import Session, persist_new_messages
+from session import persist_new_messages
 from tools import default_tools
 
 
 def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     persisted = 0
     for text in ["hello", "what is 12*8"]:
@@ -30,7 +32,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
 
 
 def test_an_entry_of_another_kind_is_shown_as_such(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("hello"))
     session.append_entry("x_lab_test_kind", {"anything": 1})
     graph = entry_graph(session.path)

@@ -6,7 +6,6 @@ real process.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,10 +17,12 @@ import pytest
 STEP_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(STEP_DIR))
 
+from harness import new_session, run  # noqa: E402
+
 from loop import run_turn  # noqa: E402
 from messages import Message, user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
-from session import Session, persist_new_messages  # noqa: E402
+from session import persist_new_messages  # noqa: E402
 from tools import default_tools  # noqa: E402
 
 RunMain = Callable[..., subprocess.CompletedProcess[bytes]]
@@ -35,9 +36,7 @@ class Saved:
 
 def save_conversation(directory: Path, name: str, inputs: list[str]) -> Saved:
     """What a first run of main.py leaves behind: a session file holding these turns."""
-    session = Session.create(
-        directory, session_id=name, created_at="2026-01-01T00:00:00Z", cwd=str(directory)
-    )
+    session = new_session(directory, name, cwd=str(directory))
     messages: list[Message] = []
     persisted = 0
     for text in inputs:
@@ -57,43 +56,7 @@ def saved(tmp_path: Path) -> Saved:
 def run_main(tmp_path: Path) -> RunMain:
     """Run main.py in tmp_path with `stdin` piped in; bytes in, bytes out."""
 
-    def run(stdin: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [sys.executable, str(STEP_DIR / "main.py"), *args],
-            cwd=tmp_path,
-            input=stdin.encode() if isinstance(stdin, str) else stdin,
-            capture_output=True,
-            timeout=60,
-        )
+    def run_in_tmp_path(stdin: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
+        return run(tmp_path, stdin.encode() if isinstance(stdin, str) else stdin, *args)
 
-    return run
-
-
-def stop_signals_at_default() -> None:
-    """preexec_fn of a child a test sends a stop signal to. Ignored dispositions are inherited
-    through exec: under `make check &` or `nohup` the child would start with SIGINT or SIGHUP
-    ignored, and (rightly) keep running. At a terminal each starts at its default."""
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
-
-
-# main.py with calc slowed down: a turn still running when a test stops it. (From step 03 the
-# program has LAB_TOOL_DELAY for this; step 02 is slowed from outside.)
-SLOW_CALC = """
-import runpy, sys, time
-from dataclasses import replace
-sys.argv = sys.argv[1:]
-sys.path.insert(0, {step!r})
-import tools
-def slowly(arguments):
-    time.sleep({seconds})
-    return tools.calc(arguments)
-tools.default_tools = lambda: {{"calc": replace(tools.CALC, run=slowly)}}
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
-def main_with_slow_calc(seconds: float) -> list[str]:
-    """The command line of main.py whose every calc sleeps `seconds` first."""
-    script = SLOW_CALC.format(step=str(STEP_DIR), seconds=seconds)
-    return [sys.executable, "-c", script, str(STEP_DIR / "main.py")]
+    return run_in_tmp_path

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-STEP_DIR = Path(__file__).resolve().parent.parent
+from harness import STEP_DIR, run
 
 
 def test_demo_output_is_stable(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(STEP_DIR / "demo.py")], cwd=tmp_path, capture_output=True, timeout=30
-    )
+    done = run(tmp_path, None, command=[sys.executable, str(STEP_DIR / "demo.py")])
     assert done.returncode == 0, done.stderr
     assert done.stdout == (STEP_DIR / "expected-output.txt").read_bytes()
     assert list(tmp_path.iterdir()) == []  # it wrote only into its own temporary folder

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
-
-STEP_DIR = Path(__file__).resolve().parent.parent
+from harness import run
 
 
 def run_main(cwd: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py"), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=30,
-    )
+    return run(cwd, stdin, *args, text=True, encoding="utf-8")
 
 
 def session_files(directory: Path) -> list[Path]:

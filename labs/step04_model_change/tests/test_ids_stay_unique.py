@@ -6,35 +6,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 import pytest
 from conftest import RunMain
+from harness import answer_line, user_line, write_session
 
-HEADER = {"type": "header", "version": 1, "id": "x", "createdAt": "t", "cwd": "/"}
 LIMIT = 32 * 1024 * 1024  # the longest line a reader accepts (session_file.MAX_ENTRY_BYTES)
 
-
-def user(entry_id: str, parent: str | None, text: str) -> bytes:
-    entry = {"type": "message", "id": entry_id, "parentId": parent,
-             "message": {"role": "user", "content": [{"type": "text", "text": text}]}}  # fmt: skip
-    return orjson.dumps(entry)
-
-
-def answer(entry_id: str, parent: str) -> bytes:
-    said = {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "Hi."}]}
-    entry = {"type": "message", "id": entry_id, "parentId": parent, "message": said}
-    return orjson.dumps(entry)
-
-
-START = [orjson.dumps(HEADER), user("e1", None, "hello"), answer("e2", "e1")]
+START = [user_line("e1", None, "hello"), answer_line("e2", "e1", "Hi.")]
 CASES = {
-    "a line too long to read": [*START, user("e3", "e2", "x" * (LIMIT + 10)), b""],
-    "a torn line too long to read": [*START, user("e3", "e2", "x" * (LIMIT + 10))[:-5]],
+    "a line too long to read": [*START, user_line("e3", "e2", "x" * (LIMIT + 10))],
+    "a torn line too long to read": [*START, user_line("e3", "e2", "x" * (LIMIT + 10))[:-6]],
     "a damaged line with an id too large to count": [
         *START,
-        user("e999999999999999999", "e2", "big"),
-        b'{"type":"message","id":"e1000000000000000000","parentId":"e2","message":"broken"}',
-        b"",
+        user_line("e999999999999999999", "e2", "big"),
+        b'{"type":"message","id":"e1000000000000000000","parentId":"e2","message":"broken"}\n',
     ],
 }
 
@@ -43,10 +28,7 @@ CASES = {
 def test_a_resumed_run_never_reuses_an_id_in_the_file(
     tmp_path: Path, run_main: RunMain, case: str
 ) -> None:
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    path = folder / "s.jsonl"
-    path.write_bytes(b"\n".join(CASES[case]))
+    path = write_session(tmp_path / ".sessions", *CASES[case])
     before = path.read_bytes()
     done = run_main("hello again\n", "--continue")
     assert done.returncode == 0, done.stderr

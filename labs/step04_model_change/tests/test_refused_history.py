@@ -11,38 +11,15 @@ from pathlib import Path
 
 import orjson
 from conftest import RunMain
+from harness import answer_line, message_line, user_line, write_session
 
-HEADER = {"type": "header", "version": 1, "id": "x", "createdAt": "t", "cwd": "/"}
 CALL = {"type": "toolCall", "id": "call_1", "name": "calc", "arguments": {"expression": "12*8"}}
-
-
-def message(entry_id: str, parent: str | None, body: dict) -> bytes:
-    entry = {"type": "message", "id": entry_id, "parentId": parent, "message": body}
-    return orjson.dumps(entry) + b"\n"
-
-
-def user(entry_id: str, parent: str | None, text: str) -> bytes:
-    return message(entry_id, parent, {"role": "user", "content": [{"type": "text", "text": text}]})
-
-
-def said(entry_id: str, parent: str, text: str, *calls: dict) -> bytes:
-    body = {"role": "assistant", "stopReason": "toolUse" if calls else "stop",
-            "content": [{"type": "text", "text": text}, *calls]}  # fmt: skip
-    return message(entry_id, parent, body)
 
 
 def result(entry_id: str, parent: str, text: str) -> bytes:
     body = {"role": "toolResult", "toolCallId": "call_1", "toolName": "calc", "isError": False,
             "content": [{"type": "text", "text": text}]}  # fmt: skip
-    return message(entry_id, parent, body)
-
-
-def session(tmp_path: Path, lines: list[bytes]) -> Path:
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    path = folder / "s.jsonl"
-    path.write_bytes(orjson.dumps(HEADER) + b"\n" + b"".join(lines))
-    return path
+    return message_line(entry_id, parent, body)
 
 
 def test_a_call_at_the_end_without_its_result_is_answered_in_memory(
@@ -52,7 +29,8 @@ def test_a_call_at_the_end_without_its_result_is_answered_in_memory(
     a run killed in a tool call. This step has no repair that writes the answer (the
     production step has), so the call is answered in memory, on every resume: the model is
     never given a call without its result, and the file gets the new turn and nothing else."""
-    path = session(tmp_path, [user("e1", None, "what is 12*8"), said("e2", "e1", "Let me.", CALL)])
+    lines = [user_line("e1", None, "what is 12*8"), answer_line("e2", "e1", "Let me.", CALL)]
+    path = write_session(tmp_path / ".sessions", *lines)
     size = len(path.read_bytes())
     done = run_main("what is 2+3\n", "--continue")
     assert done.returncode == 0 and done.stderr == b"", done.stderr

@@ -8,19 +8,15 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import ANSWER, RunMain, call_message, result
+from harness import header_line, new_chat, new_session
 
 from commands import Chat, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, unanswered_calls, user_text
 from model import MODELS
-from session import Session, SessionError
+from session import SessionError
 from tools import default_tools
-
-
-def new_chat(directory: Path) -> Chat:
-    session = Session.create(directory, session_id="b", created_at="2026-01-01T00:00:00Z", cwd="/")
-    return Chat(session, [], cursor=0)
 
 
 def say(chat: Chat, text: str) -> None:
@@ -176,9 +172,7 @@ def test_a_damaged_tree_resumes_with_one_warning(
     folder = tmp_path / ".sessions"
     folder.mkdir()
     path = folder / "damaged.jsonl"
-    header = (
-        b'{"type":"header","version":1,"id":"d","createdAt":"2026-01-01T00:00:00Z","cwd":"/"}\n'
-    )
+    header = header_line("d")
     path.write_bytes(header + entries)
     done = run_main("hello\n/tree\n", "--continue")
     assert done.returncode == 0
@@ -250,7 +244,7 @@ def test_branch_never_lands_where_the_next_message_follows_an_unanswered_call(
     model switch recorded right after a call, as an older program could leave it). It does
     not answer the call as interrupted: that call was not interrupted, its result is on
     another branch."""
-    session = Session.create(tmp_path, session_id="b", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "b")
     session.append_message(user_text("what is 1+1"))  # e1
     session.append_message(call_message("a"))  # e2
     session.append_model_change("scripted-v2")  # e3: under the call

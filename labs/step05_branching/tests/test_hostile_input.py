@@ -6,18 +6,19 @@ status 1) or one `warning:` line (and the run goes on); what was saved before it
 
 from __future__ import annotations
 
-import shlex
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
-import orjson
 import pytest
-from conftest import main_with_slow_calc, stop_signals_at_default
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-MAIN = [sys.executable, str(STEP_DIR / "main.py")]
+from harness import (
+    main_with_slow_calc,
+    read_until,
+    run,
+    run_in_shell,
+    running,
+    type_lines,
+    user_texts,
+)
 
 # Facilities only Linux has: a test that needs one skips, saying which, where it is missing.
 NEEDS_PROC = pytest.mark.skipif(
@@ -28,37 +29,11 @@ NEEDS_DEV_FULL = pytest.mark.skipif(
 )
 
 
-def run(cwd: Path, stdin: bytes, *args: str, **options: object) -> subprocess.CompletedProcess:
-    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
-    return subprocess.run([*MAIN, *args], cwd=cwd, input=stdin, timeout=60, **streams)
-
-
-def read_until(process: subprocess.Popen, marker: bytes, count: int = 1) -> bytes:
-    """What the process printed, up to the `count`-th `marker`; an early exit fails the test
-    (instead of looping on end-of-file forever)."""
-    assert process.stdout is not None
-    seen = b""
-    while seen.count(marker) < count:
-        chunk = process.stdout.read1(4096)
-        if not chunk:
-            process.kill()
-            raise AssertionError(f"exited before {marker!r}: {seen[-300:]!r}")
-        seen += chunk
-    return seen
-
-
-def saved_texts(folder: Path) -> list[str]:
-    """The user lines saved in the only session file in `folder`."""
-    [path] = folder.glob("*.jsonl")
-    entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
-    return [e["message"]["content"][0]["text"] for e in entries if e["message"]["role"] == "user"]
-
-
 def test_a_line_that_is_not_utf8_costs_that_line_alone(tmp_path: Path) -> None:
     done = run(tmp_path, b"hello\nwhat is 2*3\n\xff\xfe broken\nwhat is 3*4\n")
     assert done.returncode == 0
     assert done.stderr == b"warning: a line that is not UTF-8 text was skipped\n"
-    assert saved_texts(tmp_path / ".sessions") == ["hello", "what is 2*3", "what is 3*4"]
+    assert user_texts(tmp_path / ".sessions") == ["hello", "what is 2*3", "what is 3*4"]
 
 
 def test_a_run_that_saves_nothing_leaves_no_file(tmp_path: Path) -> None:
@@ -78,7 +53,7 @@ def test_commands_are_never_messages(tmp_path: Path) -> None:
     assert "  /help          list the commands" in out
     assert "  /exit          end the run (so does the end of input)" in out
     assert "unknown command /nonsense (/help lists the commands)" in out
-    assert saved_texts(tmp_path / ".sessions") == ["hello"]
+    assert user_texts(tmp_path / ".sessions") == ["hello"]
 
 
 @NEEDS_DEV_FULL
@@ -91,41 +66,27 @@ def test_standard_output_failing_from_the_start_is_one_error_line(tmp_path: Path
 
 
 def test_ctrl_c_at_an_idle_prompt_says_what_is_saved(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        preexec_fn=stop_signals_at_default,
-    )  # fmt: skip
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process, b"you> ", 2)  # the second prompt: the first turn is over and saved
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
+    with running(tmp_path) as process:
+        type_lines(process, "hello")
+        read_until(process, b"you> ", 2)  # the second prompt: the first turn is over and saved
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
     assert process.returncode == 130
     [line] = err.decode().splitlines()
     assert line.startswith("warning: interrupted: 2 ") and "turn in progress" not in line
-    assert saved_texts(tmp_path / ".sessions") == ["hello"]
+    assert user_texts(tmp_path / ".sessions") == ["hello"]
 
 
 def test_ctrl_c_during_a_turn_loses_that_turn_alone(tmp_path: Path) -> None:
     """A turn is saved when it ends: the one Ctrl-C cut is not in the file, every one before."""
-    process = subprocess.Popen(
-        main_with_slow_calc(5),
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=stop_signals_at_default,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\nwhat is 12*8\n")
-    process.stdin.flush()
-    read_until(process, b"[tool call]")  # the tool is sleeping now
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
+    with running(tmp_path, command=main_with_slow_calc(5)) as process:
+        type_lines(process, "hello", "what is 12*8")
+        read_until(process, b"[tool call]")  # the tool is sleeping now
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
     assert process.returncode == 130
     assert err.decode().startswith("warning: interrupted: 2 ")
-    assert saved_texts(tmp_path / ".sessions") == ["hello"]
+    assert user_texts(tmp_path / ".sessions") == ["hello"]
 
 
 @pytest.mark.parametrize(
@@ -138,10 +99,7 @@ def test_ctrl_c_during_a_turn_loses_that_turn_alone(tmp_path: Path) -> None:
     ids=["closed stdin", "deleted working directory", "working directory not UTF-8"],
 )
 def test_a_broken_environment_is_one_error_line(tmp_path: Path, shell: str, message: str) -> None:
-    command = shell.format(main=shlex.join(MAIN))
-    done = subprocess.run(
-        ["bash", "-c", command], cwd=tmp_path, input=b"hello\n", capture_output=True, timeout=60
-    )
+    done = run_in_shell(tmp_path, shell, b"hello\n")
     err = done.stderr.decode(errors="replace")
     assert done.returncode == 1, err
     assert err.startswith(message) and len(err.splitlines()) == 1, err

@@ -8,8 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import RunMain, Saved
+from harness import new_chat
 
-from commands import Chat, ModelChoice, choose_model, run_command
+from commands import ModelChoice, choose_model, run_command
 from entries import build_context
 from loop import run_turn
 from messages import Message, text_of, user_text
@@ -32,11 +33,6 @@ def test_the_two_models_word_the_same_facts_differently(question: str) -> None:
     assert text_of(v1[-1]) != text_of(v2[-1])
     if question == "what is 12*8":
         assert "96" in text_of(v1[-1]) and "96" in text_of(v2[-1])
-
-
-def new_chat(directory: Path) -> Chat:
-    session = Session.create(directory, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
-    return Chat(session, [], cursor=0)
 
 
 def lines(path: Path) -> list[dict]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from harness import CREATED_AT, new_session
 
 from loop import run_turn
 from messages import Message, user_text
@@ -21,12 +22,6 @@ from session import (
 from tools import default_tools
 
 
-def new_session(directory: Path) -> Session:
-    return Session.create(
-        directory, session_id="t", created_at="2026-01-01T00:00:00Z", cwd="/somewhere"
-    )
-
-
 def run(messages: list[Message], text: str) -> None:
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text(text)):
         pass
@@ -37,13 +32,14 @@ def lines_of(session: Session) -> list[dict]:
 
 
 def test_create_writes_nothing_until_the_first_entry(tmp_path: Path) -> None:
-    session = new_session(tmp_path / "sessions")
+    session = new_session(tmp_path / "sessions", "t", cwd="/somewhere")
     assert session.path == tmp_path / "sessions" / "t.jsonl"
     assert not (tmp_path / "sessions").exists() and not session.exists
     session.append_message(user_text("hi"))
     assert session.path.read_bytes() == (
-        b'{"type":"header","version":1,"id":"t","createdAt":"2026-01-01T00:00:00Z",'
-        b'"cwd":"/somewhere"}\n'
+        b'{"type":"header","version":1,"id":"t","createdAt":"%s",'
+        % CREATED_AT.encode()
+        + b'"cwd":"/somewhere"}\n'
         b'{"type":"message","id":"e1","parentId":null,"message":'
         b'{"role":"user","content":[{"type":"text","text":"hi"}]}}\n'
     )
@@ -208,7 +204,7 @@ def test_a_repeated_id_whose_first_line_is_damaged_keeps_the_usable_one(tmp_path
 def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> None:
     """The header is written by the first save, as it is then: a step may add a field (a fork
     names its parent) after `create` and before anything is saved."""
-    session = Session.create(tmp_path, session_id="t", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path)
     session.header["parentSession"] = "/elsewhere/parent.jsonl"  # type: ignore[typeddict-unknown-key]
     session.append_message(user_text("hello"))
     first_line = session.path.read_bytes().split(b"\n")[0]

@@ -8,14 +8,12 @@ before it gets the whole history back, and nothing in the file is rewritten.
 from __future__ import annotations
 
 import re
-import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 from conftest import RunMain, Saved, save_conversation
+from harness import file_size_limit, run
 
 from commands import Chat, compact, run_command
 from entries import build_context, path_to_leaf
@@ -307,14 +305,7 @@ def test_a_write_cut_short_between_the_two_lines_keeps_the_model(
     ends = [len(before) + len(written[0]), len(before) + len(written[0]) + len(written[1])]
     for limit in sorted({ends[0] - 40, ends[0], ends[1] - 40, ends[1] - 1}):
         path.write_bytes(before)
-        subprocess.run(
-            [sys.executable, str(Path(__file__).parent.parent / "main.py"), "--continue"],
-            cwd=tmp_path,
-            input=b"/compact\n",
-            capture_output=True,
-            timeout=60,
-            preexec_fn=lambda n=limit: resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)),
-        )
+        run(tmp_path, b"/compact\n", "--continue", preexec_fn=file_size_limit(limit))
         assert len(path.read_bytes()) == limit  # the write stopped there
         again = run_main("", "--continue")
         assert again.stdout.decode().splitlines()[0].endswith("model scripted-v2)"), limit

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import orjson
+from harness import new_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ from session import Session
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
     """A real session with one branch in it: its header line and its entry lines."""
-    session = Session.create(folder, session_id="d", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(folder, "d")
     for number in range(count):
         if number == count // 2 and number > 1:
             session.append_branch("e1")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness import new_session
+
 from entry_graph import entry_graph, network_text
 from loop import run_turn
 from messages import Message, user_text
@@ -13,7 +15,7 @@ from tools import default_tools
 
 
 def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     persisted = 0
     for text in ["hello", "what is 12*8"]:
@@ -30,7 +32,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
 
 
 def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hello")):
         pass
@@ -50,7 +52,7 @@ def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None
 
 
 def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("hello"))
     session.append_entry("x_lab_test_kind", {"anything": 1})
     Session.open(session.path).session.append_message(user_text("again"))
@@ -62,7 +64,7 @@ def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> No
 
 def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> None:
     """A branch, a dangling parent and a parent cycle: marked, never a crash."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("root"))
     session.append_message(user_text("abandoned"))
     with session.path.open("ab") as file:

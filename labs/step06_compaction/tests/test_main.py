@@ -7,20 +7,11 @@ import sys
 from pathlib import Path
 
 import orjson
-
-STEP_DIR = Path(__file__).resolve().parent.parent
+from harness import STEP_DIR, run
 
 
 def run_main(cwd: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py"), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=30,
-    )
+    return run(cwd, stdin, *args, text=True, encoding="utf-8")
 
 
 def session_files(directory: Path) -> list[Path]:
@@ -107,7 +98,7 @@ def test_main_starts_without_networkx(tmp_path: Path) -> None:
         f"import sys; sys.path.insert(0, {str(STEP_DIR)!r}); import main; "
         "print('networkx' in sys.modules)"
     )
-    started = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    started = run(tmp_path, None, command=[sys.executable, "-c", script], text=True)
     assert started.stdout == "False\n", started.stderr
     done = run_main(tmp_path, "hello\n/tree\n")
     assert done.returncode == 0 and "● e2 assistant" in done.stdout, done.stdout

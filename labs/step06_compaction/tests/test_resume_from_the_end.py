@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import RunMain, save_conversation
+from harness import write_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,8 +122,7 @@ def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
 def test_blocks_from_the_end_hold_every_line_once_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int, data: bytes
 ) -> None:
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b'{"type":"header","version":1,"id":"s","createdAt":"t","cwd":"/"}\n' + data)
+    path = write_session(tmp_path, data)
     monkeypatch.setattr(session_file, "FIRST_BLOCK", block)
     blocks = list(read_lines_from_the_end(path).blocks)
     assert [line for b in reversed(blocks) for line in b] == read_lines(path).lines

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
 
 import orjson
 import pytest
@@ -14,9 +13,6 @@ from conftest import Saved
 import session_file as session_module
 from messages import user_text
 from session import Session, SessionError, read_session
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-
 
 # --- A write cut short -------------------------------------------------------------------
 

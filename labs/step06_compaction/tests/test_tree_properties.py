@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import new_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,7 +69,7 @@ def reopen_and_compare(path: Path, model: TreeModel) -> Session:
 @given(OPERATIONS)
 def test_every_restart_resumes_the_path_from_the_leaf(operations: list[tuple]) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        session = Session.create(folder, session_id="p", created_at="2026-01-01T00:00Z", cwd="/")
+        session = new_session(folder, "p")
         session.append_message(user_text("first"))
         model = TreeModel()
         model.add("e1", None, user_text("first"))

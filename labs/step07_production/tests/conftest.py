@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -20,10 +19,12 @@ import pytest
 STEP_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(STEP_DIR))
 
+from harness import new_session, run  # noqa: E402
+
 from loop import run_turn  # noqa: E402
 from messages import Message, user_text  # noqa: E402
 from model import ScriptedModel  # noqa: E402
-from session import Session, persist_new_messages  # noqa: E402
+from session import persist_new_messages  # noqa: E402
 from tools import default_tools  # noqa: E402
 
 RunMain = Callable[..., subprocess.CompletedProcess[bytes]]
@@ -37,9 +38,7 @@ class Saved:
 
 def save_conversation(directory: Path, name: str, inputs: list[str]) -> Saved:
     """What a first run of main.py leaves behind: a session file holding these turns."""
-    session = Session.create(
-        directory, session_id=name, created_at="2026-01-01T00:00:00Z", cwd=str(directory)
-    )
+    session = new_session(directory, name, cwd=str(directory))
     messages: list[Message] = []
     persisted = 0
     for text in inputs:
@@ -59,16 +58,10 @@ def saved(tmp_path: Path) -> Saved:
 def run_main(tmp_path: Path) -> RunMain:
     """Run main.py in tmp_path with `stdin` piped in; bytes in, bytes out."""
 
-    def run(stdin: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [sys.executable, str(STEP_DIR / "main.py"), *args],
-            cwd=tmp_path,
-            input=stdin.encode() if isinstance(stdin, str) else stdin,
-            capture_output=True,
-            timeout=60,
-        )
+    def run_in_tmp_path(stdin: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
+        return run(tmp_path, stdin.encode() if isinstance(stdin, str) else stdin, *args)
 
-    return run
+    return run_in_tmp_path
 
 
 @pytest.fixture
@@ -85,14 +78,6 @@ def without_root_override() -> list[str]:
         pytest.skip("running as root without setpriv")
     dropped = "-dac_override,-dac_read_search"
     return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
-
-
-def stop_signals_at_default() -> None:
-    """preexec_fn of a child a test sends a stop signal to. Ignored dispositions are inherited
-    through exec: under `make check &` or `nohup` the child would start with SIGINT or SIGHUP
-    ignored, and (rightly) keep running. At a terminal each starts at its default."""
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
 
 
 # Messages for the tool-call pairing tests: an assistant asking for calls, and one result.

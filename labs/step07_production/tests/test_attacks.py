@@ -11,78 +11,31 @@ from __future__ import annotations
 import os
 import re
 import resource
-import shlex
 import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-import orjson
 import pytest
-from conftest import stop_signals_at_default
+from harness import (
+    MAIN,
+    entries_in,
+    file_size_limit,
+    main_patched,
+    main_slowed,
+    read_until,
+    run,
+    run_in_shell,
+    running,
+    session_in,
+    type_lines,
+    user_line,
+    wait_for_entries,
+    with_tool_delay,
+    write_session,
+)
 
 from session import read_session
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-MAIN = [sys.executable, str(STEP_DIR / "main.py")]
-HEADER = b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\n'
-
-
-def run(cwd: Path, stdin: bytes, *args: str, **options: object) -> subprocess.CompletedProcess:
-    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
-    return subprocess.run([*MAIN, *args], cwd=cwd, input=stdin, timeout=60, **streams)
-
-
-def shell(cwd: Path, command: str, stdin: bytes) -> subprocess.CompletedProcess:
-    line = command.format(main=shlex.join(MAIN))
-    command_line = ["bash", "-c", line]
-    return subprocess.run(command_line, cwd=cwd, input=stdin, capture_output=True, timeout=60)
-
-
-def started(
-    cwd: Path, *args: str, wrapper: str | None = None, file_size_limit: int | None = None
-) -> subprocess.Popen:
-    """main.py running, waiting at its first prompt. `wrapper`: Python run first, in the same
-    process, to slow a step down so that a signal can land in the middle of it."""
-    command = MAIN if wrapper is None else [sys.executable, "-c", wrapper, *MAIN[1:]]
-    limit = None if file_size_limit is None else (file_size_limit,) * 2
-
-    def apply_limit() -> None:
-        stop_signals_at_default()
-        if limit is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, limit)
-
-    process = subprocess.Popen(
-        [*command, *args], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, preexec_fn=apply_limit,
-    )  # fmt: skip
-    watchdog = threading.Timer(60, process.kill)  # a hung run fails its test, never hangs it
-    watchdog.daemon = True
-    watchdog.start()
-    return process
-
-
-def read_until(stream: object, marker: bytes) -> bytes:
-    seen = b""
-    while marker not in seen:
-        chunk = stream.read1(4096)  # type: ignore[attr-defined]
-        assert chunk, f"exited before {marker!r}: {seen[-300:]!r}"
-        seen += chunk
-    return seen
-
-
-def only_session(folder: Path) -> Path:
-    [path] = folder.glob("*.jsonl")
-    return path
-
-
-def entries_in(path: Path) -> list[dict]:
-    """Every line after the header, each of which must be a whole entry."""
-    lines = path.read_bytes().split(b"\n")
-    assert lines[-1] == b"", "the file ends in a torn line"
-    return [orjson.loads(line) for line in lines[1:-1]]
 
 
 def one_line(err: bytes, start: str) -> str:
@@ -97,15 +50,8 @@ def one_line(err: bytes, start: str) -> str:
 
 def test_ids_and_commands_from_outside_never_reach_the_terminal_raw(tmp_path: Path) -> None:
     """An id in a chain-break warning and a command name typed are quoted, not obeyed."""
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    entry = {
-        "type": "message",
-        "id": "e\x1b[31mRED",
-        "parentId": "p\x1b]0;TITLE\x07",
-        "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
-    }
-    (folder / "a.jsonl").write_bytes(HEADER + orjson.dumps(entry) + b"\n")
+    line = user_line("e\x1b[31mRED", "p\x1b]0;TITLE\x07", "hi")
+    write_session(tmp_path / ".sessions", line, name="a.jsonl")
     done = run(tmp_path, b"/\x1b[2Jboom\n", "--continue")
     assert done.returncode == 0
     for stream in (done.stdout, done.stderr):
@@ -129,18 +75,18 @@ def test_a_drawing_library_that_fails_to_load_costs_only_the_drawing(tmp_path: P
     assert (done.returncode, done.stderr) == (0, b""), done.stderr
     assert b"cannot draw the tree: networkx did not load (OSError(12, " in done.stdout
     assert b"12*8 = 96." in done.stdout
-    assert len(entries_in(only_session(tmp_path / ".sessions"))) == 6
+    assert len(entries_in(tmp_path / ".sessions")) == 6
 
 
 def test_closed_standard_output_is_one_error_line(tmp_path: Path) -> None:
-    done = shell(tmp_path, "exec {main} >&-", b"hello\n")
+    done = run_in_shell(tmp_path, "exec {main} >&-", b"hello\n")
     assert done.returncode == 1
     one_line(done.stderr, "error: cannot write to standard output: it is closed")
     assert not (tmp_path / ".sessions").exists()  # nothing was read, so nothing is lost
 
 
 def test_closed_standard_error_keeps_warnings_off_standard_output(tmp_path: Path) -> None:
-    done = shell(tmp_path, "exec {main} 2>&-", b"\xff\nhello\n")
+    done = run_in_shell(tmp_path, "exec {main} 2>&-", b"\xff\nhello\n")
     assert done.returncode == 0
     assert b"warning" not in done.stdout and b"Traceback" not in done.stdout
     assert b"2 new messages saved" in done.stdout
@@ -164,12 +110,12 @@ def test_a_fragment_another_run_left_is_never_glued_onto(tmp_path: Path) -> None
     """Another run on the same session was killed mid-write after this one opened the file:
     this run's next entry must start on a line of its own, or it is lost."""
     assert run(tmp_path, b"what is 12*8\n").returncode == 0
-    path = only_session(tmp_path / ".sessions")
-    process = started(tmp_path, "--continue")
-    read_until(process.stdout, b"you> ")
-    with path.open("ab") as other_run:
-        other_run.write(b'{"type":"message","id":"e9","par')
-    _, err = process.communicate(b"what was the result\n", timeout=60)
+    path = session_in(tmp_path / ".sessions")
+    with running(tmp_path, "--continue") as process:
+        read_until(process, b"you> ")
+        with path.open("ab") as other_run:
+            other_run.write(b'{"type":"message","id":"e9","par')
+        _, err = process.communicate(b"what was the result\n", timeout=60)
     assert process.returncode == 0, err
     reading = read_session(path)
     assert reading.skipped == 1  # the fragment, alone on its line
@@ -187,17 +133,17 @@ def test_a_session_file_replaced_during_the_run_is_refused(
     """Written to what the name now points at, the turn would hang (a FIFO) or vanish while
     the program says it is saved: one error line instead, at once."""
     assert run(tmp_path, b"hello\n").returncode == 0
-    path = only_session(tmp_path / ".sessions")
-    process = started(tmp_path, "--continue")
-    read_until(process.stdout, b"you> ")
-    path.rename(path.with_suffix(".old"))
-    if replacement == "fifo":
-        os.mkfifo(path)
-    elif replacement == "/dev/null":
-        path.symlink_to("/dev/null")
-    else:
-        path.touch()
-    _, err = process.communicate(b"what is 12*8\n", timeout=30)
+    path = session_in(tmp_path / ".sessions")
+    with running(tmp_path, "--continue") as process:
+        read_until(process, b"you> ")
+        path.rename(path.with_suffix(".old"))
+        if replacement == "fifo":
+            os.mkfifo(path)
+        elif replacement == "/dev/null":
+            path.symlink_to("/dev/null")
+        else:
+            path.touch()
+        _, err = process.communicate(b"what is 12*8\n", timeout=30)
     assert process.returncode == 1
     one_line(err, f"error: session file {Path('.sessions') / path.name} was replaced")
     if replacement == "new empty file":
@@ -207,12 +153,12 @@ def test_a_session_file_replaced_during_the_run_is_refused(
 def test_a_session_file_cut_short_during_the_run_is_refused(tmp_path: Path) -> None:
     """Cut back to its header, the file no longer holds the entries the next one hangs under."""
     assert run(tmp_path, b"hello\n").returncode == 0
-    path = only_session(tmp_path / ".sessions")
-    process = started(tmp_path, "--continue")
-    read_until(process.stdout, b"you> ")
-    os.truncate(path, len(path.read_bytes().split(b"\n")[0]) + 1)
-    cut = path.read_bytes()
-    _, err = process.communicate(b"what is 12*8\n", timeout=30)
+    path = session_in(tmp_path / ".sessions")
+    with running(tmp_path, "--continue") as process:
+        read_until(process, b"you> ")
+        os.truncate(path, len(path.read_bytes().split(b"\n")[0]) + 1)
+        cut = path.read_bytes()
+        _, err = process.communicate(b"what is 12*8\n", timeout=30)
     assert process.returncode == 1
     one_line(err, f"error: session file {Path('.sessions') / path.name} was cut short")
     assert path.read_bytes() == cut  # nothing written after the cut
@@ -228,12 +174,7 @@ def test_running_out_of_memory_while_reading_is_an_error_not_damage(tmp_path: Pa
     """A good line that cannot be parsed for want of memory is not a damaged line: skipped,
     it would drop a message and hang new entries off the wrong leaf."""
     folder = tmp_path / ".sessions"
-    folder.mkdir()
-    path = folder / "big.jsonl"
-    text = "a" * (30 * 1024 * 1024)
-    entry = {"type": "message", "id": "e1", "parentId": None,
-             "message": {"role": "user", "content": [{"type": "text", "text": text}]}}  # fmt: skip
-    path.write_bytes(HEADER + orjson.dumps(entry) + b"\n")
+    path = write_session(folder, user_line("e1", None, "a" * (30 * 1024 * 1024)), name="big.jsonl")
     before = path.read_bytes()
 
     def small_memory() -> None:
@@ -248,19 +189,8 @@ def test_running_out_of_memory_while_reading_is_an_error_not_damage(tmp_path: Pa
 
 # --- Signals --------------------------------------------------------------------------------
 
-SLOW_SAVE = """
-import runpy, sys, time
-sys.argv = sys.argv[1:]
-sys.path.insert(0, {step!r})
-import session_file
-write = session_file.SessionFile.append
-def slowly(self, line):
-    print("[saving]", file=sys.stderr, flush=True)
-    time.sleep(0.3)
-    write(self, line)
-session_file.SessionFile.append = slowly
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
+# main.py with each line's save slowed down and announced on stderr.
+SLOW_SAVE = main_slowed("session_file.SessionFile.append", 0.3, "[saving]", on_stderr=True)
 
 
 @pytest.mark.parametrize(
@@ -273,39 +203,35 @@ def test_a_signal_during_a_save_waits_for_that_save(
 ) -> None:
     """Each message is saved on its own; a signal that lands in the save of the tool call
     waits for it, so the call is whole in the file, and the last line says exactly that."""
-    process = started(tmp_path, wrapper=SLOW_SAVE.format(step=str(STEP_DIR)))
-    assert process.stdin is not None and process.stderr is not None
-    process.stdin.write(b"what is 12*8\n")
-    process.stdin.flush()
-    read_until(process.stderr, b"[saving]\n[saving]")  # the second: the tool call's
-    process.send_signal(signum)
-    _, err = process.communicate(timeout=60)
+    with running(tmp_path, command=SLOW_SAVE) as process:
+        type_lines(process, "what is 12*8")
+        read_until(process, b"[saving]\n[saving]", stream=process.stderr)  # the tool call's
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
     assert process.returncode == status
-    path = only_session(tmp_path / ".sessions")
+    path = session_in(tmp_path / ".sessions")
     [warning] = [line for line in err.decode().splitlines() if line not in ("", "[saving]")]
     assert warning == (
         f"warning: {word}: 2 new messages saved to {Path('.sessions') / path.name} "
         "(the active path now holds 2 messages); the tool call in progress was stopped "
         "(--continue answers it)"
     )
-    user, call = entries_in(path)
+    user, call = entries_in(tmp_path / ".sessions")
     assert user["message"]["role"] == "user" and call["message"]["stopReason"] == "toolUse"
 
 
 def test_ctrl_c_during_a_save_waits_for_it_then_abandons_the_turn(tmp_path: Path) -> None:
     """Ctrl-C in the save of the tool call: the save finishes (the call is whole in the
     file), then the turn is abandoned, its call answered as interrupted, and the run goes on."""
-    process = started(tmp_path, wrapper=SLOW_SAVE.format(step=str(STEP_DIR)))
-    assert process.stdin is not None and process.stderr is not None
-    process.stdin.write(b"what is 12*8\n")
-    process.stdin.flush()
-    read_until(process.stderr, b"[saving]\n[saving]")  # the second: the tool call's
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(b"hello\n", timeout=60)
+    with running(tmp_path, command=SLOW_SAVE) as process:
+        type_lines(process, "what is 12*8")
+        read_until(process, b"[saving]\n[saving]", stream=process.stderr)  # the tool call's
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(b"hello\n", timeout=60)
     assert process.returncode == 0
     [warning] = [line for line in err.decode().splitlines() if line not in ("", "[saving]")]
     assert warning.startswith("warning: interrupted: the turn was abandoned; the tool call")
-    user, call, cancelled, hello, answer = entries_in(only_session(tmp_path / ".sessions"))
+    user, call, cancelled, hello, answer = entries_in(tmp_path / ".sessions")
     assert call["message"]["stopReason"] == "toolUse"
     assert cancelled["message"]["isError"]
     assert "Ctrl-C" in cancelled["message"]["content"][0]["text"]
@@ -316,14 +242,12 @@ def test_ctrl_c_during_a_save_waits_for_it_then_abandons_the_turn(tmp_path: Path
 def test_a_save_that_fails_while_a_signal_waits_reports_its_own_error(tmp_path: Path) -> None:
     """The signal held back during a save must not hide that the save failed: the last line
     is the save's own error (a full disk, here a file size limit), not "terminated: saved"."""
-    wrapper = SLOW_SAVE.format(step=str(STEP_DIR))
-    process = started(tmp_path, wrapper=wrapper, file_size_limit=40)  # not even the header
-    assert process.stdin is not None and process.stderr is not None
-    process.stdin.write(b"what is 12*8\n")
-    process.stdin.flush()
-    read_until(process.stderr, b"[saving]")
-    process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=60)
+    limit = file_size_limit(40)  # not even the header
+    with running(tmp_path, command=SLOW_SAVE, in_child=limit) as process:
+        type_lines(process, "what is 12*8")
+        read_until(process, b"[saving]", stream=process.stderr)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
     assert process.returncode == 1
     lines = [line for line in err.decode().splitlines() if line not in ("", "[saving]")]
     assert len(lines) == 1 and re.fullmatch(
@@ -333,50 +257,29 @@ def test_a_save_that_fails_while_a_signal_waits_reports_its_own_error(tmp_path: 
 
 
 def test_sighup_during_a_tool_call_says_what_is_saved(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env={**os.environ, "LAB_TOOL_DELAY": "30"},
-        preexec_fn=stop_signals_at_default,
-    )  # fmt: skip
-    assert process.stdin is not None
-    process.stdin.write(b"hello\nwhat is 12*8\n")
-    process.stdin.flush()
-    read_until(process.stdout, b"[tool call]")
-    deadline = time.monotonic() + 10
-    while len(entries_in(only_session(tmp_path / ".sessions"))) < 4:  # the call is saved
-        assert time.monotonic() < deadline, "the tool call was not saved within 10 s"
-        time.sleep(0.02)
-    process.send_signal(signal.SIGHUP)
-    _, err = process.communicate(timeout=10)  # the 30-second call is stopped, not awaited
+    with running(tmp_path, env=with_tool_delay(30)) as process:
+        type_lines(process, "hello", "what is 12*8")
+        read_until(process, b"[tool call]")
+        wait_for_entries(tmp_path / ".sessions", 4)  # the call is saved
+        process.send_signal(signal.SIGHUP)
+        _, err = process.communicate(timeout=10)  # the 30-second call is stopped, not awaited
     assert process.returncode == 129
-    path = Path(".sessions") / only_session(tmp_path / ".sessions").name
+    path = Path(".sessions") / session_in(tmp_path / ".sessions").name
     saved = f"4 new messages saved to {path} (the active path now holds 4 messages); "
     one_line(err, f"warning: hung up: {saved}")
 
 
-SLOW_START = """
-import runpy, sys, time
-sys.argv = sys.argv[1:]
-sys.path.insert(0, {step!r})
-import session_file
-read_lines = session_file.read_lines
-def slowly(path):
-    print("[reading]", flush=True)
-    time.sleep(5)
-    return read_lines(path)
-session_file.read_lines = slowly
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
+SLOW_START = main_slowed("session_file.read_lines", 5, "[reading]")
 
 
 def test_ctrl_c_while_starting_says_so_and_lets_go_of_the_lock(tmp_path: Path) -> None:
     assert run(tmp_path, b"hello\n").returncode == 0
-    path = only_session(tmp_path / ".sessions")
+    path = session_in(tmp_path / ".sessions")
     before = path.read_bytes()
-    process = started(tmp_path, "--continue", wrapper=SLOW_START.format(step=str(STEP_DIR)))
-    read_until(process.stdout, b"[reading]")  # locked, and reading
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
+    with running(tmp_path, "--continue", command=SLOW_START) as process:
+        read_until(process, b"[reading]")  # locked, and reading
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
     assert process.returncode == 130
     assert err == b"warning: interrupted while opening the session\n"
     assert path.read_bytes() == before
@@ -400,38 +303,34 @@ def test_a_folder_this_process_may_not_write_in_is_refused_before_the_first_turn
 ) -> None:
     folder = tmp_path / "read-only"
     folder.mkdir(mode=0o555)
-    done = subprocess.run(
-        [*without_root_override, *MAIN, "--session-dir", "read-only"],
-        cwd=tmp_path, input=b"what is 12*8\n", capture_output=True, timeout=60,
-    )  # fmt: skip
+    done = run(tmp_path, b"what is 12*8\n", "--session-dir", "read-only",
+               command=[*without_root_override, *MAIN])  # fmt: skip
     assert done.returncode == 1
     assert done.stdout == b""
     one_line(done.stderr, "error: cannot create session file in read-only: Permission denied")
 
 
 # A filesystem that cannot sync a folder (some network and shared folders say EINVAL).
-FOLDER_FSYNC_FAILS = """
-import errno, os, runpy, stat, sys
+FOLDER_FSYNC_FAILS = main_patched("""
+import errno, os, stat
 real_fsync = os.fsync
 def fsync(fd):
     if stat.S_ISDIR(os.fstat(fd).st_mode):
         raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
     return real_fsync(fd)
 os.fsync = fsync
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
+""")
 
 
 def test_fsync_on_a_filesystem_that_cannot_sync_a_folder_still_saves(tmp_path: Path) -> None:
     """Before: the first save wrote the line, then said `error: cannot write ...: Invalid
     argument` and ended the run: --fsync could never be used on such a filesystem."""
-    process = started(tmp_path, "--fsync", wrapper=FOLDER_FSYNC_FAILS)
-    out, err = process.communicate(b"hello\nwhat is 12*8\n", timeout=60)
+    with running(tmp_path, "--fsync", command=FOLDER_FSYNC_FAILS) as process:
+        out, err = process.communicate(b"hello\nwhat is 12*8\n", timeout=60)
     assert process.returncode == 0, err
     assert err == b""
     assert b"6 new messages saved to" in out
-    assert [entry["id"] for entry in entries_in(only_session(tmp_path / ".sessions"))] == [
+    assert [entry["id"] for entry in entries_in(tmp_path / ".sessions")] == [
         "e1", "e2", "e3", "e4", "e5", "e6"
     ]  # fmt: skip
 
@@ -439,14 +338,12 @@ def test_fsync_on_a_filesystem_that_cannot_sync_a_folder_still_saves(tmp_path: P
 def test_damage_a_command_finds_off_the_path_is_named_once(tmp_path: Path) -> None:
     """Entries off the path are parsed when first used. Before, a damaged line found then by
     /branch or /tree was dropped without a word: `--continue` had counted only the path."""
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    text = b'"content":[{"type":"text","text":"hi"}]'
-    (folder / "x.jsonl").write_bytes(
-        HEADER
-        + b'{"type":"message","id":"e1","parentId":null,"message":{"role":"user",%s}}\n' % text
-        + b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user"}}\n'
-        + b'{"type":"message","id":"e3","parentId":"e1","message":{"role":"user",%s}}\n' % text
+    write_session(
+        tmp_path / ".sessions",
+        user_line("e1", None, "hi"),
+        b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"user"}}\n',
+        user_line("e3", "e1", "hi"),
+        name="x.jsonl",
     )
     done = run(tmp_path, b"/branch e2\n/tree\n/branch e1\n/tree\n", "--continue")
     assert done.returncode == 0
@@ -456,32 +353,18 @@ def test_damage_a_command_finds_off_the_path_is_named_once(tmp_path: Path) -> No
     assert b"e2 is a damaged line: what it held is lost" in done.stdout
 
 
-SLOW_TREE = """
-import runpy, sys, time
-sys.argv = sys.argv[1:]
-sys.path.insert(0, {step!r})
-import entry_graph
-draw = entry_graph.network_text
-def slowly(graph):
-    print("[drawing]", flush=True)
-    time.sleep(30)
-    return draw(graph)
-entry_graph.network_text = slowly
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
+SLOW_TREE = main_slowed("entry_graph.network_text", 30, "[drawing]")
 
 
 def test_ctrl_c_during_a_command_that_writes_nothing_ends_it_at_once(tmp_path: Path) -> None:
     """Only a write waits for a stop signal. /tree writes nothing: Ctrl-C during a slow /tree
     (a big session) ends the run now, not when the tree is done (it used to wait it out)."""
-    process = started(tmp_path, wrapper=SLOW_TREE.format(step=str(STEP_DIR)))
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\n/tree\n")
-    process.stdin.flush()
-    read_until(process.stdout, b"[drawing]")
-    signalled = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
-    assert time.monotonic() - signalled < 10, "the run waited for /tree to finish"
+    with running(tmp_path, command=SLOW_TREE) as process:
+        type_lines(process, "hello", "/tree")
+        read_until(process, b"[drawing]")
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        assert time.monotonic() - signalled < 10, "the run waited for /tree to finish"
     assert process.returncode == 130
     assert err.decode().startswith("warning: interrupted: 2 new messages saved")

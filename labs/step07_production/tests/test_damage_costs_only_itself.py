@@ -10,35 +10,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import orjson
 from conftest import RunMain
+from harness import answer_line, user_line, write_session
 
 from entry_graph import entry_graph
 from messages import answered_in_memory, history_problem, tool_result, user_text
 from session import Session
 
-HEADER = b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\n'
-
-
-def line(entry_id: str, parent: str | None, text: str, role: str = "user") -> bytes:
-    message = {"role": role, "content": [{"type": "text", "text": text}]}
-    if role == "assistant":
-        message["stopReason"] = "stop"
-    entry = {"type": "message", "id": entry_id, "parentId": parent, "message": message}
-    return orjson.dumps(entry) + b"\n"
-
-
-def write(tmp_path: Path, *lines: bytes) -> Path:
-    folder = tmp_path / ".sessions"
-    folder.mkdir(exist_ok=True)
-    path = folder / "s.jsonl"
-    path.write_bytes(HEADER + b"".join(lines))
-    return path
-
 
 def test_a_torn_last_line_is_drawn_off_the_path_never_as_the_leaf(tmp_path: Path) -> None:
-    path = write(tmp_path, line("e1", None, "hi"), line("e2", "e1", "Hello.", "assistant"),
-                 b'{"type":"message","id":"e3","parentId":"e2","message":{"role')  # fmt: skip
+    torn = b'{"type":"message","id":"e3","parentId":"e2","message":{"role'
+    hello = [user_line("e1", None, "hi"), answer_line("e2", "e1", "Hello.")]
+    path = write_session(tmp_path / ".sessions", *hello, torn)
     graph = entry_graph(path)
     assert graph.graph["leaf"] == "e2" and graph.nodes["e2"]["leaf"]
     assert graph.nodes["e3"]["kind"] == "damaged" and not graph.nodes["e3"]["leaf"]
@@ -48,17 +31,19 @@ def test_a_line_of_the_readers_own_kind_in_a_file_is_damage(tmp_path: Path) -> N
     """`damaged` is the reader's stand-in. Written in a file, it is counted as damaged, and a
     later usable line with its id takes its place, as for any stand-in."""
     stand_in = b'{"type":"damaged","id":"e2","parentId":"e1","note":"x"}\n'
-    path = write(tmp_path, line("e1", None, "hi"), stand_in)
+    path = write_session(tmp_path / ".sessions", user_line("e1", None, "hi"), stand_in)
     opened = Session.open(path)
     assert opened.skipped == 1 and opened.session.leaf_id == "e1"
 
 
 def test_a_line_with_two_ids_never_evicts_a_stand_in(tmp_path: Path, run_main: RunMain) -> None:
-    damaged = line("e3", "e2", "lost")[:-20] + b"\xff" + line("e3", "e2", "lost")[-19:]
+    damaged = user_line("e3", "e2", "lost")[:-20] + b"\xff" + user_line("e3", "e2", "lost")[-19:]
     two_ids = (b'{"type":"message","id":"e3","parentId":"e2","id":"e9","message":'
                b'{"role":"user","content":[{"type":"text","text":"two ids"}]}}\n')  # fmt: skip
-    path = write(tmp_path, line("e1", None, "hello"), line("e2", "e1", "Hi.", "assistant"),
-                 damaged, two_ids, line("e4", "e3", "what is 2+3"))  # fmt: skip
+    hello = [user_line("e1", None, "hello"), answer_line("e2", "e1", "Hi.")]
+    path = write_session(
+        tmp_path / ".sessions", *hello, damaged, two_ids, user_line("e4", "e3", "what is 2+3")
+    )
     done = run_main("what was the result\n", "--continue")
     assert done.returncode == 0, done.stderr
     assert b"hangs under" not in done.stderr  # the walk went through e3's stand-in

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
+from harness import new_session, run, user_line, write_session
 
 from entry_graph import entry_graph, network_text
 from loop import run_turn
@@ -16,11 +15,9 @@ from model import ScriptedModel
 from session import Session, persist_new_messages
 from tools import default_tools
 
-STEP_DIR = Path(__file__).resolve().parent.parent
-
 
 def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     persisted = 0
     for text in ["hello", "what is 12*8"]:
@@ -37,7 +34,7 @@ def test_graph_and_text_form_of_the_demo_conversation(tmp_path: Path) -> None:
 
 
 def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     messages: list[Message] = []
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text("hello")):
         pass
@@ -57,7 +54,7 @@ def test_a_resumed_turn_hangs_under_the_leaf_it_restored(tmp_path: Path) -> None
 
 
 def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("hello"))
     session.append_entry("x_lab_test_kind", {"anything": 1})
     Session.open(session.path).session.append_message(user_text("again"))
@@ -69,7 +66,7 @@ def test_an_unknown_entry_kind_is_a_grey_node_in_the_chain(tmp_path: Path) -> No
 
 def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> None:
     """A branch, a dangling parent and a parent cycle: marked, never a crash."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("root"))
     session.append_message(user_text("abandoned"))
     with session.path.open("ab") as file:
@@ -91,28 +88,20 @@ def test_entries_off_the_path_and_damaged_trees_are_drawn(tmp_path: Path) -> Non
 
 
 def test_text_from_the_file_is_shown_escaped(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("costs $\\x$ and \x1b[31m red"))
     session.append_entry("kind\x1b[2J", {})
     assert "\x1b" not in network_text(entry_graph(session.path))
 
 
-def write_session(folder: Path, parents: list[str | None]) -> None:
+def write_parents(folder: Path, parents: list[str | None]) -> None:
     """A session file of one user message per entry, e1, e2..., each under the parent given."""
-    folder.mkdir()
-    lines = [b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}']
-    for number, parent in enumerate(parents, start=1):
-        message = {"role": "user", "content": [{"type": "text", "text": "x"}]}
-        entry = {"type": "message", "id": f"e{number}", "parentId": parent, "message": message}
-        lines.append(orjson.dumps(entry))
-    (folder / "x.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    lines = [user_line(f"e{n}", parent, "x") for n, parent in enumerate(parents, start=1)]
+    write_session(folder, *lines, name="x.jsonl")
 
 
 def tree_of(folder: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py"), "--continue"],
-        cwd=folder.parent, input=b"/tree\n", capture_output=True, timeout=60,
-    )  # fmt: skip
+    done = run(folder.parent, b"/tree\n", "--continue")
     assert done.returncode == 0, done.stderr
     return done.stdout.decode()
 
@@ -124,7 +113,7 @@ def test_a_long_conversation_is_drawn_as_narrow_as_a_short_one(tmp_path: Path, c
     reads down the page, so it is one short line an entry, promptly."""
     count = 20_000
     first = f"e{count}" if cycle else None
-    write_session(tmp_path / ".sessions", [first] + [f"e{n}" for n in range(1, count)])
+    write_parents(tmp_path / ".sessions", [first] + [f"e{n}" for n in range(1, count)])
     out = tree_of(tmp_path / ".sessions")
     assert f"● e{count} user: x ← leaf" in out.splitlines()  # not indented
     assert "too deep" not in out and len(out) < 40 * count
@@ -138,7 +127,7 @@ def test_forks_nested_too_deep_to_indent_are_listed_flat_in_time(tmp_path: Path)
     for number in range(1, forks + 1):
         trunk = f"e{1 + 2 * (number - 1)}"
         parents += [trunk, trunk]
-    write_session(tmp_path / ".sessions", parents)
+    write_parents(tmp_path / ".sessions", parents)
     out = tree_of(tmp_path / ".sessions")
     count = len(parents)
     assert f"(too deep to draw: {count:,} entries, each with the one it hangs under)" in out
@@ -148,7 +137,7 @@ def test_forks_nested_too_deep_to_indent_are_listed_flat_in_time(tmp_path: Path)
 def test_text_from_the_file_cannot_fake_the_marks_of_a_label(tmp_path: Path) -> None:
     """The leaf and path marks are the program's: a message that says "← leaf ●" must not make
     a second leaf, or an entry look on the path that is not."""
-    session = Session.create(tmp_path, session_id="m", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "m")
     for text in ["hello ← leaf", "● e1 ○", "last"]:
         session.append_message(user_text(text))
     labels = [label for _, label in entry_graph(session.path).nodes(data="label")]
@@ -166,7 +155,7 @@ def test_a_tree_listed_flat_cannot_fake_the_marks_either(
     '← leaf' must not show a second leaf there."""
     import entry_graph as module
 
-    session = Session.create(tmp_path, session_id="f", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "f")
     odd = {"type": "message", "id": "e1 ← leaf ●", "parentId": None, "message": user_text("hi")}
     session.append_message(user_text("start"))
     with session.path.open("ab") as file:
@@ -182,7 +171,7 @@ def test_a_parent_cycle_on_the_path_is_drawn_once_from_where_the_walk_starts(
 ) -> None:
     """e1 hangs under e3, which hangs under e2, under e1. The walk from the leaf e3 stops at e1,
     where the conversation starts. Before: /tree drew e3 twice, with two leaf marks."""
-    session = Session.create(tmp_path, session_id="g", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "g")
     session.append_message(user_text("one"))
     session.append_message(user_text("two"))
     session.append_message(user_text("three"))

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from conftest import RunMain
+from harness import user_line, write_session
 
-HEADER = b'{"type":"header","version":1,"id":"x","createdAt":"t","cwd":"/"}\n'
-HELLO = b'{"type":"message","id":"e1","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"hello"}]}}\n'  # noqa: E501
+HELLO = user_line("e1", None, "hello")
 CASES = {
     "a message whose parentId key is misspelt": HELLO.replace(b"e1", b"e2").replace(
         b'"parentId":null', b'"par*ntId":"e1"'
@@ -27,9 +27,7 @@ CASES = {
 def test_a_damaged_key_costs_the_line_not_the_run(
     tmp_path: Path, run_main: RunMain, case: str
 ) -> None:
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    (folder / "s.jsonl").write_bytes(HEADER + HELLO + CASES[case])
+    write_session(tmp_path / ".sessions", HELLO, CASES[case])
     for _ in range(2):  # and the next --continue, which reads the same file again
         done = run_main("what is 2+3\n", "--continue")
         assert b"Traceback" not in done.stderr, done.stderr.decode()[-600:]
@@ -38,9 +36,8 @@ def test_a_damaged_key_costs_the_line_not_the_run(
 
 def test_a_byte_order_mark_before_the_header_is_read(tmp_path: Path, run_main: RunMain) -> None:
     """Some editors write a UTF-8 byte-order mark first; the header behind it is still one."""
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    (folder / "s.jsonl").write_bytes(b"\xef\xbb\xbf" + HEADER + HELLO)
+    path = write_session(tmp_path / ".sessions", HELLO)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     done = run_main("what is 2+3\n", "--continue")
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert b"resumed: 1 message restored" in done.stdout

@@ -7,21 +7,15 @@ status 1) or one `warning:` line (and the run goes on); what was saved before it
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import orjson
 import pytest
-from conftest import stop_signals_at_default
+from harness import read_until, run, run_in_shell, running, type_lines, user_texts, with_tool_delay
 
 from session import Session
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-MAIN = [sys.executable, str(STEP_DIR / "main.py")]
 
 # Facilities only Linux has: a test that needs one skips, saying which, where it is missing.
 NEEDS_PROC = pytest.mark.skipif(
@@ -32,55 +26,29 @@ NEEDS_DEV_FULL = pytest.mark.skipif(
 )
 
 
-def run(cwd: Path, stdin: bytes, *args: str, **options: object) -> subprocess.CompletedProcess:
-    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
-    return subprocess.run([*MAIN, *args], cwd=cwd, input=stdin, timeout=60, **streams)
-
-
-def read_until(process: subprocess.Popen, marker: bytes, count: int = 1) -> bytes:
-    """What the process printed, up to the `count`-th `marker`; an early exit fails the test
-    (instead of looping on end-of-file forever)."""
-    assert process.stdout is not None
-    seen = b""
-    while seen.count(marker) < count:
-        chunk = process.stdout.read1(4096)
-        if not chunk:
-            process.kill()
-            raise AssertionError(f"exited before {marker!r}: {seen[-300:]!r}")
-        seen += chunk
-    return seen
-
-
-def saved_texts(folder: Path) -> list[str]:
-    """The user lines saved in the only session file in `folder`."""
-    [path] = folder.glob("*.jsonl")
-    entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
-    return [e["message"]["content"][0]["text"] for e in entries if e["message"]["role"] == "user"]
-
-
 def test_a_line_that_is_not_utf8_costs_that_line_alone(tmp_path: Path) -> None:
     done = run(tmp_path, b"hello\nwhat is 2*3\n\xff\xfe broken\nwhat is 3*4\n")
     assert done.returncode == 0
     assert done.stderr == b"warning: a line that is not UTF-8 text was skipped\n"
-    assert saved_texts(tmp_path / ".sessions") == ["hello", "what is 2*3", "what is 3*4"]
+    assert user_texts(tmp_path / ".sessions") == ["hello", "what is 2*3", "what is 3*4"]
 
 
 def test_a_line_over_the_input_limit_is_refused_and_the_next_one_runs(tmp_path: Path) -> None:
     done = run(tmp_path, b"x" * (5 * 1024 * 1024) + b"\nwhat is 2*3\n")
     assert done.returncode == 0
     assert done.stderr == b"warning: a line over 4,194,304 bytes was skipped\n"
-    assert saved_texts(tmp_path / ".sessions") == ["what is 2*3"]
+    assert user_texts(tmp_path / ".sessions") == ["what is 2*3"]
 
 
 @NEEDS_PROC
 def test_endless_input_without_a_newline_runs_in_bounded_memory(tmp_path: Path) -> None:
     """`main.py < /dev/zero`: it reads on forever, as `cat` would, but never holds it all."""
-    with open("/dev/zero", "rb") as zeros:
-        process = subprocess.Popen(MAIN, cwd=tmp_path, stdin=zeros, stdout=subprocess.DEVNULL)
+    with (
+        open("/dev/zero", "rb") as zeros,
+        running(tmp_path, stdin=zeros, stdout=subprocess.DEVNULL, stderr=None) as process,
+    ):
         time.sleep(1.5)  # long enough to read gigabytes
         status = Path(f"/proc/{process.pid}/status").read_text()
-        process.kill()
-        process.wait()
     peak_kib = int(
         next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]
     )
@@ -104,7 +72,7 @@ def test_commands_are_never_messages(tmp_path: Path) -> None:
     assert "  /help          list the commands" in out
     assert "  /exit          end the run (so does the end of input)" in out
     assert "unknown command /nonsense (/help lists the commands)" in out
-    assert saved_texts(tmp_path / ".sessions") == ["hello"]
+    assert user_texts(tmp_path / ".sessions") == ["hello"]
 
 
 @NEEDS_DEV_FULL
@@ -119,66 +87,44 @@ def test_standard_output_failing_from_the_start_is_one_error_line(tmp_path: Path
 def test_standard_output_closing_mid_turn_never_costs_the_turn(tmp_path: Path) -> None:
     """The reader of our output goes away while the tool runs: what the turn shows next
     cannot be printed, and the turn is saved all the same; then the run ends in one line."""
-    process = subprocess.Popen(
-        MAIN,
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "LAB_TOOL_DELAY": "1"},
-    )
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"what is 12*8\nhello\n")
-    process.stdin.close()
-    read_until(process, b"[tool call]")
-    process.stdout.close()  # nobody reads the tool's result, the answer or [turn end]
-    assert process.wait(timeout=30) == 1
-    assert process.stderr is not None
-    assert process.stderr.read() == b"error: cannot write to standard output: Broken pipe\n"
-    assert saved_texts(tmp_path / ".sessions") == ["what is 12*8"]
+    with running(tmp_path, env=with_tool_delay(1)) as process:
+        assert process.stdin is not None and process.stdout is not None
+        type_lines(process, "what is 12*8", "hello")
+        process.stdin.close()
+        read_until(process, b"[tool call]")
+        process.stdout.close()  # nobody reads the tool's result, the answer or [turn end]
+        assert process.wait(timeout=30) == 1
+        assert process.stderr is not None
+        assert process.stderr.read() == b"error: cannot write to standard output: Broken pipe\n"
+    assert user_texts(tmp_path / ".sessions") == ["what is 12*8"]
     [path] = (tmp_path / ".sessions").glob("*.jsonl")
     assert len(path.read_bytes().splitlines()) == 1 + 4  # the whole turn, not a part of it
 
 
 def test_ctrl_c_at_an_idle_prompt_says_what_is_saved(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        preexec_fn=stop_signals_at_default,
-    )  # fmt: skip
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process, b"you> ", 2)  # the second prompt: the first turn is over and saved
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
+    with running(tmp_path) as process:
+        type_lines(process, "hello")
+        read_until(process, b"you> ", 2)  # the second prompt: the first turn is over and saved
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
     assert process.returncode == 130
     [line] = err.decode().splitlines()
     assert line.startswith("warning: interrupted: 2 ") and "turn in progress" not in line
-    assert saved_texts(tmp_path / ".sessions") == ["hello"]
+    assert user_texts(tmp_path / ".sessions") == ["hello"]
 
 
 def test_ctrl_c_during_a_turn_keeps_what_the_turn_finished(tmp_path: Path) -> None:
     """Each message is saved as it ends: the user's line is in the file before the model
     answers. (tests/test_durability.py interrupts the tool call itself.)"""
-    process = subprocess.Popen(
-        MAIN,
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "LAB_TOOL_DELAY": "5"},
-        preexec_fn=stop_signals_at_default,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\nwhat is 12*8\n")
-    process.stdin.flush()
-    read_until(process, b"[tool call]")  # the tool is about to sleep, or sleeping
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
+    with running(tmp_path, env=with_tool_delay(5)) as process:
+        type_lines(process, "hello", "what is 12*8")
+        read_until(process, b"[tool call]")  # the tool is about to sleep, or sleeping
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
     assert process.returncode == 0  # the turn was abandoned; the end of input ended the run
     [line] = err.decode().splitlines()
     assert line.startswith("warning: interrupted: the turn was abandoned"), line
-    assert saved_texts(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+    assert user_texts(tmp_path / ".sessions") == ["hello", "what is 12*8"]
 
 
 @pytest.mark.parametrize(
@@ -191,10 +137,7 @@ def test_ctrl_c_during_a_turn_keeps_what_the_turn_finished(tmp_path: Path) -> No
     ids=["closed stdin", "deleted working directory", "working directory not UTF-8"],
 )
 def test_a_broken_environment_is_one_error_line(tmp_path: Path, shell: str, message: str) -> None:
-    command = shell.format(main=shlex.join(MAIN))
-    done = subprocess.run(
-        ["bash", "-c", command], cwd=tmp_path, input=b"hello\n", capture_output=True, timeout=60
-    )
+    done = run_in_shell(tmp_path, shell, b"hello\n")
     err = done.stderr.decode(errors="replace")
     assert done.returncode == 1, err
     assert err.startswith(message) and len(err.splitlines()) == 1, err
@@ -224,19 +167,11 @@ def test_a_huge_run_of_nul_bytes_is_skipped_in_bounded_memory(tmp_path: Path) ->
     [path] = session_dir.glob("*.jsonl")
     with path.open("ab") as file:
         file.truncate(path.stat().st_size + 512 * 1024**2)
-    process = subprocess.Popen(
-        [*MAIN, "--continue"],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"what was the result\n")
-    process.stdin.flush()
-    seen = read_until(process, b"you> ", 2)  # resumed, answered, saved, waiting for more
-    status = Path(f"/proc/{process.pid}/status").read_text()
-    out, err = process.communicate(b"", timeout=60)
+    with running(tmp_path, "--continue") as process:
+        type_lines(process, "what was the result")
+        seen = read_until(process, b"you> ", 2)  # resumed, answered, saved, waiting for more
+        status = Path(f"/proc/{process.pid}/status").read_text()
+        out, err = process.communicate(b"", timeout=60)
     assert process.returncode == 0, err
     peak_kib = int(
         next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]

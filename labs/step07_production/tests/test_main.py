@@ -8,20 +8,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-
-STEP_DIR = Path(__file__).resolve().parent.parent
+from harness import STEP_DIR, run
 
 
 def run_main(cwd: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py"), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=30,
-    )
+    return run(cwd, stdin, *args, text=True, encoding="utf-8")
 
 
 def session_files(directory: Path) -> list[Path]:
@@ -109,7 +100,7 @@ def test_main_starts_without_networkx(tmp_path: Path) -> None:
         f"import sys; sys.path.insert(0, {str(STEP_DIR)!r}); import main; "
         "print('networkx' in sys.modules)"
     )
-    started = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    started = run(tmp_path, None, command=[sys.executable, "-c", script], text=True)
     assert started.stdout == "False\n", started.stderr
     done = run_main(tmp_path, "hello\n/tree\n")
     assert done.returncode == 0 and "● e2 assistant" in done.stdout, done.stdout
@@ -137,14 +128,7 @@ def test_fsync_is_asked_for_only_with_the_flag(
 ) -> None:
     script = tmp_path / "counting_main.py"
     script.write_text(FSYNC_COUNTING_MAIN.format(step=str(STEP_DIR)), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script), *flag],
-        cwd=tmp_path,
-        input="what is 12*8\n",
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    done = run(tmp_path, "what is 12*8\n", *flag, command=[sys.executable, str(script)], text=True)
     assert done.returncode == 0, done.stderr
     calls = int(done.stderr.rsplit("fsync calls:", 1)[1])
     # with the flag: the file after each save, and its folder when the first save created it

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 from fake_endpoint import Server
+from harness import write_session
 from openai.types.chat import ChatCompletionChunk
 from test_openai_model import endpoint, environment, run_main, saved_messages
 
@@ -209,10 +210,8 @@ def test_arguments_nested_deeper_than_can_be_sent_are_refused_when_the_file_is_r
     accepted, then every real-model turn failed ("maximum recursion depth exceeded") before
     a request was sent. Now that line is damage, skipped and counted, and the turn is sent."""
     folder = tmp_path / "s"
-    folder.mkdir()
     deep = b"[" * 1000 + b"]" * 1000
     lines = [
-        b'{"type":"header","version":1,"id":"x","createdAt":"2026-01-01T00:00:00Z","cwd":"/"}',
         b'{"type":"message","id":"e1","parentId":null,"message":{"role":"user","content":'
         b'[{"type":"text","text":"what is 1+1"}]}}',
         b'{"type":"message","id":"e2","parentId":"e1","message":{"role":"assistant","content":'
@@ -222,7 +221,7 @@ def test_arguments_nested_deeper_than_can_be_sent_are_refused_when_the_file_is_r
         b'"toolCallId":"c1","toolName":"calc","content":[{"type":"text","text":"2"}],'
         b'"isError":false}}',
     ]
-    (folder / "x.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    write_session(folder, b"\n".join(lines) + b"\n", name="x.jsonl")
     done = run_main(
         tmp_path,
         "hello\n",

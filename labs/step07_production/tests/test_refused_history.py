@@ -14,44 +14,21 @@ from pathlib import Path
 
 import orjson
 from conftest import RunMain
+from harness import answer_line, message_line, user_line, write_session
 
-HEADER = {"type": "header", "version": 1, "id": "x", "createdAt": "t", "cwd": "/"}
 CALL = {"type": "toolCall", "id": "call_1", "name": "calc", "arguments": {"expression": "12*8"}}
-
-
-def message(entry_id: str, parent: str | None, body: dict) -> bytes:
-    entry = {"type": "message", "id": entry_id, "parentId": parent, "message": body}
-    return orjson.dumps(entry) + b"\n"
-
-
-def user(entry_id: str, parent: str | None, text: str) -> bytes:
-    return message(entry_id, parent, {"role": "user", "content": [{"type": "text", "text": text}]})
-
-
-def said(entry_id: str, parent: str, text: str, *calls: dict) -> bytes:
-    body = {"role": "assistant", "stopReason": "toolUse" if calls else "stop",
-            "content": [{"type": "text", "text": text}, *calls]}  # fmt: skip
-    return message(entry_id, parent, body)
 
 
 def result(entry_id: str, parent: str, text: str) -> bytes:
     body = {"role": "toolResult", "toolCallId": "call_1", "toolName": "calc", "isError": False,
             "content": [{"type": "text", "text": text}]}  # fmt: skip
-    return message(entry_id, parent, body)
+    return message_line(entry_id, parent, body)
 
 
 def damaged(line: bytes) -> bytes:
     """The line with a bad byte in its message: its id and parentId still read."""
     cut = line.index(b'"message":{') + 20
     return line[:cut] + b"\xff" + line[cut + 1 :]
-
-
-def session(tmp_path: Path, lines: list[bytes]) -> Path:
-    folder = tmp_path / ".sessions"
-    folder.mkdir()
-    path = folder / "s.jsonl"
-    path.write_bytes(orjson.dumps(HEADER) + b"\n" + b"".join(lines))
-    return path
 
 
 def continue_with(run_main: RunMain, path: Path, line: str) -> str:
@@ -67,12 +44,13 @@ def continue_with(run_main: RunMain, path: Path, line: str) -> str:
 def test_a_result_whose_call_was_on_a_damaged_line_is_left_out(
     tmp_path: Path, run_main: RunMain
 ) -> None:
-    path = session(tmp_path, [
-        user("e1", None, "what is 12*8"),
-        damaged(said("e2", "e1", "Let me calculate that.", CALL)),
+    path = write_session(
+        tmp_path / ".sessions",
+        user_line("e1", None, "what is 12*8"),
+        damaged(answer_line("e2", "e1", "Let me calculate that.", CALL)),
         result("e3", "e2", "96"),
-        said("e4", "e3", "12*8 = 96."),
-    ])  # fmt: skip
+        answer_line("e4", "e3", "12*8 = 96."),
+    )
     out = continue_with(run_main, path, "what is 2+3")
     assert "(resumed: 2 messages restored" in out  # e1, e4: through e2, and e3 left out
     assert "assistant> 2+3 = 5." in out or "assistant> Result: 5 (from 2+3)." in out
@@ -81,12 +59,13 @@ def test_a_result_whose_call_was_on_a_damaged_line_is_left_out(
 def test_a_call_whose_result_was_on_a_damaged_line_is_answered_in_memory(
     tmp_path: Path, run_main: RunMain
 ) -> None:
-    path = session(tmp_path, [
-        user("e1", None, "what is 12*8"),
-        said("e2", "e1", "Let me calculate that.", CALL),
+    path = write_session(
+        tmp_path / ".sessions",
+        user_line("e1", None, "what is 12*8"),
+        answer_line("e2", "e1", "Let me calculate that.", CALL),
         damaged(result("e3", "e2", "96")),
-        said("e4", "e3", "12*8 = 96."),
-    ])  # fmt: skip
+        answer_line("e4", "e3", "12*8 = 96."),
+    )
     size = len(path.read_bytes())
     out = continue_with(run_main, path, "what is 2+3")
     assert "(resumed: 4 messages restored" in out  # e1, e2, its lost result, e4

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import RunMain, save_conversation
+from harness import write_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,11 +122,10 @@ def test_a_session_that_holds_only_a_summary_is_resumed(tmp_path: Path) -> None:
     """--continue passes over a session without a message, but a compaction's summary is one:
     the model is given it, as step 06 gives it, and can answer from it."""
     folder = tmp_path / ".sessions"
-    folder.mkdir()
-    (folder / "s.jsonl").write_bytes(
-        b'{"type":"header","version":1,"id":"s","createdAt":"t","cwd":"/"}\n'
+    write_session(
+        folder,
         b'{"type":"compaction","id":"e1","parentId":null,"summary":"- calc(12*8) -> 96",'
-        b'"firstKeptId":null}\n'
+        b'"firstKeptId":null}\n',
     )
     from session import find_latest_session
 

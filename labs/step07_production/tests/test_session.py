@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from harness import CREATED_AT, new_session
 
 from loop import run_turn
 from messages import Message, user_text
@@ -22,12 +23,6 @@ from session_file import MAX_ENTRY_BYTES
 from tools import default_tools
 
 
-def new_session(directory: Path) -> Session:
-    return Session.create(
-        directory, session_id="t", created_at="2026-01-01T00:00:00Z", cwd="/somewhere"
-    )
-
-
 def run(messages: list[Message], text: str) -> None:
     for _ in run_turn(ScriptedModel(), default_tools(), messages, user_text(text)):
         pass
@@ -38,13 +33,14 @@ def lines_of(session: Session) -> list[dict]:
 
 
 def test_create_writes_nothing_until_the_first_entry(tmp_path: Path) -> None:
-    session = new_session(tmp_path / "sessions")
+    session = new_session(tmp_path / "sessions", "t", cwd="/somewhere")
     assert session.path == tmp_path / "sessions" / "t.jsonl"
     assert not (tmp_path / "sessions").exists() and not session.exists
     session.append_message(user_text("hi"))
     assert session.path.read_bytes() == (
-        b'{"type":"header","version":1,"id":"t","createdAt":"2026-01-01T00:00:00Z",'
-        b'"cwd":"/somewhere"}\n'
+        b'{"type":"header","version":1,"id":"t","createdAt":"%s",'
+        % CREATED_AT.encode()
+        + b'"cwd":"/somewhere"}\n'
         b'{"type":"message","id":"e1","parentId":null,"message":'
         b'{"role":"user","content":[{"type":"text","text":"hi"}]}}\n'
     )
@@ -257,7 +253,7 @@ def test_every_line_the_writer_writes_is_indexed_without_parsing(tmp_path: Path)
 def test_a_header_field_set_before_the_first_save_is_written(tmp_path: Path) -> None:
     """The header is written by the first save, as it is then: a step may add a field (a fork
     names its parent) after `create` and before anything is saved."""
-    session = Session.create(tmp_path, session_id="t", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path)
     session.header["parentSession"] = "/elsewhere/parent.jsonl"  # type: ignore[typeddict-unknown-key]
     session.append_message(user_text("hello"))
     first_line = session.path.read_bytes().split(b"\n")[0]
@@ -281,7 +277,7 @@ def test_an_entry_another_program_appended_keeps_its_id(tmp_path: Path) -> None:
 def test_the_readers_stand_in_for_a_damaged_line_is_never_written(tmp_path: Path) -> None:
     """`damaged` is what the reader makes of a line it could not use; it holds nothing, so a
     program that copies entries (a fork, say) must leave it out, and the write path says so."""
-    session = Session.create(tmp_path, session_id="d", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "d")
     with pytest.raises(ValueError, match="never writes a 'damaged' entry"):
         session.append_entry("damaged", {})
     assert not session.path.exists()

@@ -10,18 +10,15 @@ Each through main.py, against the fake endpoint of fake_endpoint.py on 127.0.0.1
 from __future__ import annotations
 
 import os
-import select
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import orjson
 import pytest
-from conftest import stop_signals_at_default
 from fake_endpoint import Server
+from harness import STEP_DIR, read_until, run, running, type_lines
 from test_openai_model import (
-    STEP,
     endpoint,
     environment,
     run_main,
@@ -109,21 +106,11 @@ def test_ctrl_c_while_a_reply_streams_abandons_the_turn_and_the_run_goes_on(
     tmp_path: Path, endpoint: Server
 ) -> None:
     """The reply stops where it is, nothing of it is saved, and the prompt comes back."""
-    process = started(tmp_path, endpoint)
-    try:
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(b"slow-pings\n")
-        process.stdin.flush()
-        seen = b""
-        while b"Let me think." not in seen:  # the reply has begun, and will never end
-            piece = process.stdout.read1(4096)
-            assert piece, seen
-            seen += piece
+    with started(tmp_path, endpoint) as process:
+        type_lines(process, "slow-pings")
+        read_until(process, b"Let me think.")  # the reply has begun, and will never end
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(b"hello\n", timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
     assert process.returncode == 0, err
     assert err.decode() == (
         "warning: interrupted: the turn was abandoned (Ctrl-C at the prompt ends the run)\n"
@@ -291,7 +278,7 @@ def test_a_missing_sdk_is_one_error_line_naming_what_to_install(tmp_path: Path) 
     assert "Traceback" not in done.stderr
     # The child's own sys.executable: the same path, as its interpreter normalises it.
     python = os.path.normpath(sys.executable)
-    install = f"{python} -m pip install -r {STEP / 'requirements.txt'}"
+    install = f"{python} -m pip install -r {STEP_DIR / 'requirements.txt'}"
     assert (
         error == f"error: openai:good needs the openai SDK, and this Python lacks openai: {install}"
     )
@@ -301,33 +288,15 @@ def test_a_missing_sdk_is_one_error_line_naming_what_to_install(tmp_path: Path) 
 def test_the_fake_endpoint_prints_a_command_that_works_from_any_folder(tmp_path: Path) -> None:
     """It printed `... python main.py ...`: from another folder there is no main.py, and the
     `python` a shell finds may be one without the SDK."""
-    server = subprocess.Popen(
-        [sys.executable, str(STEP / "tests" / "fake_endpoint.py")],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environment(None),
-        preexec_fn=stop_signals_at_default,
-    )
-    try:
-        assert server.stdout is not None
-        ready, _, _ = select.select([server.stdout], [], [], 10)
-        assert ready, "the fake printed no command within 10 s"
-        command = server.stdout.readline().strip()
+    fake = [sys.executable, str(STEP_DIR / "tests" / "fake_endpoint.py")]
+    with running(tmp_path, command=fake, env=environment(None), stdin=None, stderr=None) as server:
+        printed = read_until(server, b"\n", timeout=10)  # its first line: the command
+        command = printed.decode().splitlines()[0]
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()
         env = environment(None) | {"PATH": "/usr/bin:/bin"}  # no `python` of the lab's here
-        done = subprocess.run(
-            ["sh", "-c", f"{command} --session-dir s"],
-            input="hello\n",
-            capture_output=True,
-            text=True,
-            cwd=elsewhere,
-            env=env,
-            timeout=60,
-        )
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        shell = ["sh", "-c", f"{command} --session-dir s"]
+        done = run(elsewhere, "hello\n", command=shell, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert "assistant> Hello from good." in done.stdout.splitlines()
     assert len(list((elsewhere / "s").glob("*.jsonl"))) == 1

@@ -11,33 +11,10 @@ on a full disk.
 from __future__ import annotations
 
 import re
-import resource
-import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-
-
-def file_size_limit(size: int) -> Callable[[], None]:
-    def apply() -> None:  # in the child, before main.py starts; Python ignores SIGXFSZ
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-
-    return apply
-
-
-def run(tmp_path: Path, stdin: bytes, **options: object) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, str(STEP_DIR / "main.py")],
-        cwd=tmp_path,
-        input=stdin,
-        capture_output=True,
-        timeout=30,
-        **options,  # type: ignore[arg-type]
-    )
+from harness import file_size_limit, run
 
 
 @pytest.mark.parametrize("limit", [0, 40], ids=["nothing written", "half a header"])

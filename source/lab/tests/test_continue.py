@@ -11,6 +11,8 @@ import pytest
 from conftest import RunMain, Saved, save_conversation
 
 # >> prod
+from harness import new_session
+
 from commands import INTERRUPTED, Chat, ModelChoice
 
 # << prod
@@ -69,7 +71,7 @@ def test_a_resumed_append_continues_the_chain(saved: Saved) -> None:
 def test_chat_resume_gives_the_chat_and_what_to_tell_the_user(tmp_path: Path) -> None:
     """main.py and demo.py resume through it: the path's messages and model, the cursor at
     the end of them, and a tool call the last run never finished answered, each said by name."""
-    session = Session.create(tmp_path, session_id="r", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "r")
     session.append_model_change("gpt-9")  # e1: by a program that has it
     session.append_message(user_text("what is 12*8"))  # e2
     call = {"type": "toolCall", "id": "c1", "name": "calc", "arguments": {"expression": "12*8"}}
@@ -311,7 +313,7 @@ def test_a_call_whose_id_repeats_is_repaired_as_often_as_it_lacks_a_result(
     """Two calls with one id and one result: one is still unanswered. The repair counted
     results by id as a set, found 'call_1' answered, and the model refused the next turn."""
     call = {"type": "toolCall", "id": "call_1", "name": "calc", "arguments": {"expression": "1+1"}}
-    session = Session.create(tmp_path, session_id="d", created_at="t", cwd="/")
+    session = new_session(tmp_path, "d")
     session.append_message(user_text("what is 1+1"))
     asked = {"role": "assistant", "stopReason": "toolUse",
              "content": [{"type": "text", "text": "calc"}, call, dict(call)]}  # fmt: skip

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 import orjson
+from harness import new_session
 
 # >> 05 until prod
 # from hypothesis import given, settings
@@ -46,7 +47,7 @@ from session_file import TooLong
 
 def written_lines(folder: Path, count: int) -> tuple[bytes, list[bytes]]:
     """A real session with one branch in it: its header line and its entry lines."""
-    session = Session.create(folder, session_id="d", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(folder, "d")
     for number in range(count):
         if number == count // 2 and number > 1:
             session.append_branch("e1")

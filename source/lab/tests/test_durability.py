@@ -8,21 +8,30 @@ Every process is started with a time bound and killed at the end of its test if 
 
 from __future__ import annotations
 
-import os
-import resource
 import shutil
 import signal
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import orjson
 import pytest
-from conftest import Saved, call_message, result, stop_signals_at_default
+from conftest import Saved, call_message, result
+from harness import (
+    STEP_DIR,
+    entries_in,
+    file_size_limit,
+    in_use_line,
+    main_patched,
+    new_chat,
+    new_session,
+    read_until,
+    run,
+    running,
+    type_lines,
+    wait_for_entries,
+    with_tool_delay,
+)
 
 import main
 from commands import INTERRUPTED, Chat
@@ -32,15 +41,12 @@ from model import ScriptedModel
 from session import Session, read_session
 from tools import default_tools
 
-STEP_DIR = Path(__file__).resolve().parent.parent
 SHOWN = Path(".sessions", "first.jsonl")  # the `saved` fixture's file, as main.py names it
 
 # main.py with a calc that writes each expression it evaluates to calc-runs.txt: a real
 # process whose tool runs can be counted from outside.
-COUNTING_MAIN = """
-import sys
+COUNTING = """
 from dataclasses import replace
-sys.path.insert(0, {step!r})
 import tools
 calc = tools.CALC
 def counted(arguments):
@@ -48,99 +54,16 @@ def counted(arguments):
         log.write(arguments["expression"] + "\\n")
     return calc.run(arguments)
 tools.default_tools = lambda: {{"calc": replace(calc, run=counted)}}
-import main
-sys.exit(main.main())
 """
 
 
-def command(tmp_path: Path, counted: bool) -> list[str]:
-    if not counted:
-        return [sys.executable, str(STEP_DIR / "main.py")]
-    script = tmp_path / "counting_main.py"
-    log = tmp_path / "calc-runs.txt"
-    script.write_text(COUNTING_MAIN.format(step=str(STEP_DIR), log=str(log)), encoding="utf-8")
-    return [sys.executable, str(script)]
+def counting_main(tmp_path: Path) -> list[str]:
+    return main_patched(COUNTING.format(log=str(tmp_path / "calc-runs.txt")))
 
 
 def calc_runs(tmp_path: Path) -> list[str]:
     log = tmp_path / "calc-runs.txt"
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-
-
-def run(
-    tmp_path: Path, stdin: bytes, *args: str, counted: bool = False, **options: object
-) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [*command(tmp_path, counted), *args],
-        cwd=tmp_path,
-        input=stdin,
-        capture_output=True,
-        timeout=30,
-        **options,  # type: ignore[arg-type]
-    )
-
-
-@contextmanager
-def running(
-    tmp_path: Path, *args: str, delay: float = 0, counted: bool = False
-) -> Iterator[subprocess.Popen[bytes]]:
-    """main.py as a live process we can type into and signal; killed at the end if alive,
-    and after 60 seconds in any case, so a hung run fails its test instead of hanging it."""
-    process = subprocess.Popen(
-        [*command(tmp_path, counted), *args],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "LAB_TOOL_DELAY": str(delay)},
-        preexec_fn=stop_signals_at_default,
-    )
-    watchdog = threading.Timer(60, process.kill)
-    watchdog.start()
-    try:
-        yield process
-    finally:
-        watchdog.cancel()
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=10)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            with suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
-
-
-def type_line(process: subprocess.Popen[bytes], line: str) -> None:
-    assert process.stdin is not None
-    process.stdin.write(line.encode() + b"\n")
-    process.stdin.flush()
-
-
-def read_until(process: subprocess.Popen[bytes], marker: bytes, count: int = 1) -> bytes:
-    """Standard output up to the `count`-th `marker`; an early exit fails the test."""
-    assert process.stdout is not None
-    seen = b""
-    while seen.count(marker) < count:
-        chunk = process.stdout.read1(4096)
-        assert chunk, f"exited before {marker!r}: {seen[-300:]!r}"
-        seen += chunk
-    return seen
-
-
-def entries_in(folder: Path) -> list[dict]:
-    """The complete entries of the only session file in `folder` (none if there is none)."""
-    found = list(folder.glob("*.jsonl"))
-    if not found:
-        return []
-    [path] = found
-    return [orjson.loads(line) for line in path.read_bytes().split(b"\n")[1:-1]]
-
-
-def wait_for_entries(folder: Path, count: int, seconds: float = 10) -> list[dict]:
-    deadline = time.monotonic() + seconds
-    while len(entries := entries_in(folder)) < count:
-        assert time.monotonic() < deadline, f"{len(entries)} entries after {seconds} s"
-        time.sleep(0.02)
-    return entries
 
 
 def roles(entries: list[dict]) -> list[str]:
@@ -151,8 +74,7 @@ def roles(entries: list[dict]) -> list[str]:
 
 
 def test_each_message_is_in_the_file_before_its_message_end_is_passed_on(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="s", created_at="2026-01-01T00:00:00Z", cwd="/")
-    chat = Chat(session, [], cursor=0)
+    chat = new_chat(tmp_path, "s")
     events = run_turn(ScriptedModel(), default_tools(), chat.messages, user_text("what is 12*8"))
     in_file = []
     for event in main.saving_each_message(events, chat):
@@ -165,8 +87,8 @@ def test_each_message_is_in_the_file_before_its_message_end_is_passed_on(tmp_pat
 def test_a_sigkill_during_a_long_tool_call_keeps_the_question_and_the_call(
     tmp_path: Path,
 ) -> None:
-    with running(tmp_path, delay=30) as process:
-        type_line(process, "what is 12*8")
+    with running(tmp_path, env=with_tool_delay(30)) as process:
+        type_lines(process, "what is 12*8")
         entries = wait_for_entries(tmp_path / ".sessions", 2)  # while the tool sleeps 30 s
         assert process.poll() is None  # the turn is not over, and it never will be
         process.kill()
@@ -181,7 +103,7 @@ def test_a_sigkill_during_a_long_tool_call_keeps_the_question_and_the_call(
 
 
 def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> None:
-    session = Session.create(tmp_path, session_id="r", created_at="2026-01-01T00:00:00Z", cwd="/")
+    session = new_session(tmp_path, "r")
     for message in [user_text("two sums"), call_message("a", "b"), result("a")]:
         session.append_message(message)
     before = session.path.read_bytes()
@@ -208,8 +130,8 @@ def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> 
 
 def test_a_killed_tool_call_is_answered_on_resume_and_never_run_again(tmp_path: Path) -> None:
     folder = tmp_path / ".sessions"
-    with running(tmp_path, delay=30, counted=True) as process:
-        type_line(process, "what is 12*8")
+    with running(tmp_path, command=counting_main(tmp_path), env=with_tool_delay(30)) as process:
+        type_lines(process, "what is 12*8")
         wait_for_entries(folder, 2)
         process.kill()
         process.wait(timeout=10)
@@ -217,7 +139,12 @@ def test_a_killed_tool_call_is_answered_on_resume_and_never_run_again(tmp_path: 
     before = path.read_bytes()
     shown = Path(".sessions", path.name)
 
-    resumed = run(tmp_path, b"what was the result\nwhat is 2+3\n", "--continue", counted=True)
+    resumed = run(
+        tmp_path,
+        b"what was the result\nwhat is 2+3\n",
+        "--continue",
+        command=counting_main(tmp_path),
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stderr.decode().splitlines() == [
         f"warning: repaired 1 interrupted tool call in {shown} "
@@ -241,18 +168,12 @@ def test_a_killed_tool_call_is_answered_on_resume_and_never_run_again(tmp_path: 
 # --- 3. Two runs on one session: the second is refused ------------------------------------
 
 
-def refused_line(shown: Path) -> bytes:
-    return (
-        f"error: {shown} is in use by another run; run without --continue to start a new session\n"
-    ).encode()
-
-
 def test_a_second_run_cannot_continue_a_session_in_use(saved: Saved, tmp_path: Path) -> None:
     before = saved.path.read_bytes()
     with running(tmp_path, "--continue") as holder:
         read_until(holder, b"you> ")  # resumed, locked, waiting for a line
         second = run(tmp_path, b"what is 2+3\n", "--continue")
-        assert (second.returncode, second.stderr, second.stdout) == (1, refused_line(SHOWN), b"")
+        assert (second.returncode, second.stderr, second.stdout) == (1, in_use_line(SHOWN), b"")
         assert saved.path.read_bytes() == before  # it wrote nothing
         holder.kill()  # a stale lock after SIGKILL: the kernel drops it with the process
         holder.wait(timeout=10)
@@ -263,13 +184,13 @@ def test_a_second_run_cannot_continue_a_session_in_use(saved: Saved, tmp_path: P
 
 def test_a_new_session_is_locked_from_its_first_save(tmp_path: Path) -> None:
     with running(tmp_path) as holder:
-        type_line(holder, "hello")
+        type_lines(holder, "hello")
         read_until(holder, b"you> ", 2)  # the first turn is saved: the file exists now
         [path] = (tmp_path / ".sessions").glob("*.jsonl")
         before = path.read_bytes()
         second = run(tmp_path, b"hello\n", "--continue")
         assert second.returncode == 1
-        assert second.stderr == refused_line(Path(".sessions", path.name))
+        assert second.stderr == in_use_line(Path(".sessions", path.name))
         assert path.read_bytes() == before
         assert holder.stdin is not None
         holder.stdin.close()  # end of input: the holder ends normally, and lets go
@@ -289,7 +210,7 @@ def test_a_signal_at_the_prompt_ends_the_run_in_one_line(
     tmp_path: Path, signum: int, status: int, word: str
 ) -> None:
     with running(tmp_path) as process:
-        type_line(process, "hello")
+        type_lines(process, "hello")
         read_until(process, b"you> ", 2)
         process.send_signal(signum)
         _, err = process.communicate(timeout=10)
@@ -309,8 +230,8 @@ def test_a_signal_at_the_prompt_ends_the_run_in_one_line(
 def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
     tmp_path: Path, signum: int, status: int, word: str
 ) -> None:
-    with running(tmp_path, delay=30, counted=True) as process:
-        type_line(process, "what is 12*8")
+    with running(tmp_path, command=counting_main(tmp_path), env=with_tool_delay(30)) as process:
+        type_lines(process, "what is 12*8")
         wait_for_entries(tmp_path / ".sessions", 2)  # the call is saved; the tool sleeps 30 s
         started = time.monotonic()
         process.send_signal(signum)
@@ -326,7 +247,7 @@ def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
     assert roles(entries_in(tmp_path / ".sessions")) == ["user", "assistant"]
     assert calc_runs(tmp_path) == []
 
-    resumed = run(tmp_path, b"", "--continue", counted=True)
+    resumed = run(tmp_path, b"", "--continue", command=counting_main(tmp_path))
     assert resumed.returncode == 0
     assert resumed.stderr.decode().startswith("warning: repaired 1 interrupted tool call in ")
     assert roles(entries_in(tmp_path / ".sessions")) == ["user", "assistant", "toolResult"]
@@ -338,8 +259,8 @@ def test_ctrl_c_during_a_tool_call_abandons_the_turn_and_the_run_goes_on(tmp_pat
     run again), answered as interrupted in the file, and the next line is a turn of its own."""
     from commands import CANCELLED
 
-    with running(tmp_path, delay=30, counted=True) as process:
-        type_line(process, "what is 12*8")
+    with running(tmp_path, command=counting_main(tmp_path), env=with_tool_delay(30)) as process:
+        type_lines(process, "what is 12*8")
         wait_for_entries(tmp_path / ".sessions", 2)  # the call is saved; the tool sleeps 30 s
         started = time.monotonic()
         process.send_signal(signal.SIGINT)
@@ -364,8 +285,8 @@ def test_ctrl_c_during_a_tool_call_abandons_the_turn_and_the_run_goes_on(tmp_pat
 
 def test_ctrl_c_at_the_prompt_after_an_abandoned_turn_ends_the_run(tmp_path: Path) -> None:
     """The first Ctrl-C gives the prompt back; one at the prompt ends the run, as always."""
-    with running(tmp_path, delay=30) as process:
-        type_line(process, "what is 12*8")
+    with running(tmp_path, env=with_tool_delay(30)) as process:
+        type_lines(process, "what is 12*8")
         wait_for_entries(tmp_path / ".sessions", 2)
         process.send_signal(signal.SIGINT)
         read_until(process, b"you> ", 2)
@@ -382,13 +303,6 @@ def test_ctrl_c_at_the_prompt_after_an_abandoned_turn_ends_the_run(tmp_path: Pat
 # --- 5. A write cut short ----------------------------------------------------------------
 
 
-def limited_to(size: int) -> Callable[[], None]:
-    def apply() -> None:  # runs in the child, before main.py starts
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-
-    return apply
-
-
 @pytest.mark.parametrize("cut", [0, 1, 2], ids=["in the question", "in the call", "in the result"])
 def test_a_write_cut_by_a_file_size_limit(cut: int, saved: Saved, tmp_path: Path) -> None:
     """The file may grow no further than the middle of the `cut`-th line of a turn. That run
@@ -403,7 +317,7 @@ def test_a_write_cut_by_a_file_size_limit(cut: int, saved: Saved, tmp_path: Path
     lines = (rehearsal / path.name).read_bytes()[len(before) :].split(b"\n")[:-1]
     limit = len(before) + sum(len(line) + 1 for line in lines[:cut]) + len(lines[cut]) // 2
 
-    failed = run(tmp_path, question, "--continue", preexec_fn=limited_to(limit))
+    failed = run(tmp_path, question, "--continue", preexec_fn=file_size_limit(limit))
     assert failed.returncode == 1
     assert failed.stderr == f"error: cannot write {SHOWN}: File too large\n".encode()
     torn = path.read_bytes()
@@ -458,19 +372,11 @@ def test_a_child_forked_by_the_holder_does_not_keep_the_session_locked(
 ) -> None:
     """An flock lasts while any copy of its descriptor is open. Before, a child forked without
     exec kept the session locked after the run that forked it had ended."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", FORKS_AND_LEAVES_A_CHILD, str(STEP_DIR), str(saved.path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-    )  # fmt: skip
-    try:
-        out, err = holder.communicate(timeout=60)  # the holder has ended; its child has not
+    holder = [sys.executable, "-c", FORKS_AND_LEAVES_A_CHILD, str(STEP_DIR), str(saved.path)]
+    # The child is in the holder's own process group: at the end, `running` ends it by that id.
+    with running(tmp_path, command=holder, stdin=None, own_group=True) as process:
+        out, err = process.communicate(timeout=60)  # the holder has ended; its child has not
         assert out == b"forked\n", err
-        done = subprocess.run(
-            [sys.executable, str(STEP_DIR / "main.py"), "--continue"],
-            cwd=tmp_path, input=b"", capture_output=True, timeout=60,
-        )  # fmt: skip
+        done = run(tmp_path, b"", "--continue")
         assert done.returncode == 0, done.stderr
         assert b"in use by another run" not in done.stderr
-    finally:  # the child is in the holder's own process group: end it by that id
-        with suppress(ProcessLookupError):
-            os.killpg(holder.pid, signal.SIGKILL)

@@ -4,55 +4,22 @@ line and writes nothing, and a dead holder never locks the session (the kernel l
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 from conftest import RunMain, Saved
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-MAIN = [sys.executable, str(STEP_DIR / "main.py")]
-
-
-def holding(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
-    """main.py waiting at its prompt, the session locked; killed after 60 s whatever happens."""
-    process = subprocess.Popen(
-        [*MAIN, *args], cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
-    watchdog = threading.Timer(60, process.kill)
-    watchdog.daemon = True
-    watchdog.start()
-    return process
-
-
-def read_until(process: subprocess.Popen[bytes], marker: bytes, count: int = 1) -> None:
-    seen = b""
-    while seen.count(marker) < count:
-        chunk = process.stdout.read1(4096)  # type: ignore[union-attr]
-        assert chunk, f"the run ended before {marker!r}: {seen[-300:]!r}"
-        seen += chunk
-
-
-def refused(path: Path) -> bytes:
-    return (
-        f"error: {path} is in use by another run; run without --continue to start a new session\n"
-    ).encode()
+from harness import in_use_line, read_until, running, type_lines
 
 
 def test_a_second_continue_of_a_session_in_use_is_refused(
     saved: Saved, tmp_path: Path, run_main: RunMain
 ) -> None:
     before = saved.path.read_bytes()
-    holder = holding(tmp_path, "--continue")
-    try:
+    with running(tmp_path, "--continue") as holder:
         read_until(holder, b"you> ")  # resumed and locked
         second = run_main("what is 2+3\n", "--continue")
         shown = Path(".sessions") / saved.path.name
-        assert (second.returncode, second.stderr, second.stdout) == (1, refused(shown), b"")
+        assert (second.returncode, second.stderr, second.stdout) == (1, in_use_line(shown), b"")
         assert saved.path.read_bytes() == before  # it wrote nothing
-    finally:
         holder.kill()  # SIGKILL: no chance to let go of the lock; the kernel does it
         holder.communicate(timeout=10)
     third = run_main("what was the result\n", "--continue")
@@ -61,21 +28,16 @@ def test_a_second_continue_of_a_session_in_use_is_refused(
 
 
 def test_a_new_session_is_locked_from_its_first_save(tmp_path: Path, run_main: RunMain) -> None:
-    holder = holding(tmp_path)
-    try:
-        holder.stdin.write(b"hello\n")  # type: ignore[union-attr]
-        holder.stdin.flush()  # type: ignore[union-attr]
+    with running(tmp_path) as holder:
+        type_lines(holder, "hello")
         read_until(holder, b"you> ", 2)  # the first turn is saved: the file exists, locked
         [path] = (tmp_path / ".sessions").glob("*.jsonl")
         before = path.read_bytes()
         second = run_main("hello\n", "--continue")
-        assert (second.returncode, second.stderr) == (1, refused(Path(".sessions", path.name)))
+        assert (second.returncode, second.stderr) == (1, in_use_line(Path(".sessions", path.name)))
         assert path.read_bytes() == before
         _, err = holder.communicate(b"", timeout=30)  # end of input: it ends and lets go
         assert holder.returncode == 0, err
-    finally:
-        if holder.poll() is None:
-            holder.kill()
     assert run_main("hello\n", "--continue").returncode == 0
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from fake_endpoint import Server
+from harness import type_lines
 from test_openai_model import (
     endpoint,
     environment,
@@ -161,17 +162,11 @@ def test_ctrl_c_while_compact_at_summarises_abandons_the_compaction_and_the_line
     tmp_path: Path, endpoint: Server
 ) -> None:
     endpoint.summary_behaviour = "slow-pings"
-    process = started(tmp_path, endpoint, "--compact-at", "40")
-    try:
-        assert process.stdin is not None
-        process.stdin.write(b"hello\nhi\nagain\n")
-        process.stdin.flush()
+    with started(tmp_path, endpoint, "--compact-at", "40") as process:
+        type_lines(process, "hello", "hi", "again")
         interrupt_the_summary(process, endpoint)
         endpoint.summary_behaviour = "summary"
         out, err = process.communicate(b"more\n", timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
     assert process.returncode == 0, err
     assert err.decode() == (
         "warning: interrupted: the compaction was abandoned, and your line with it (Ctrl-C at "
@@ -186,21 +181,10 @@ def test_ctrl_c_while_the_model_summarises_abandons_the_compaction_and_the_run_g
     tmp_path: Path, endpoint: Server
 ) -> None:
     endpoint.summary_behaviour = "slow-pings"
-    process = started(tmp_path, endpoint)
-    try:
-        assert process.stdin is not None
-        process.stdin.write(b"hello\nhi\n/compact\n")
-        process.stdin.flush()
-        ends = time.monotonic() + 20
-        while not summary_requests(endpoint):  # the summary has been asked for
-            assert time.monotonic() < ends and process.poll() is None
-            time.sleep(0.02)
-        time.sleep(0.2)  # its reply has begun, and will never end
-        process.send_signal(signal.SIGINT)
+    with started(tmp_path, endpoint) as process:
+        type_lines(process, "hello", "hi", "/compact")
+        interrupt_the_summary(process, endpoint)
         out, err = process.communicate(b"again\n", timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
     assert process.returncode == 0, err
     assert err.decode() == (
         "warning: interrupted: the compaction was abandoned, nothing written (Ctrl-C at the "

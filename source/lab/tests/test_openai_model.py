@@ -29,10 +29,9 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import stop_signals_at_default
 from fake_endpoint import Server, start
+from harness import STEP_DIR, run, running
 
-STEP = Path(__file__).resolve().parent.parent
 # Recognisable, so a search of every byte a run wrote finds them if they leaked.
 KEY = "sk-lab-the-key-a-file-must-never-hold-4242"
 URL_PASSWORD = "url-password-a-file-must-never-hold-77"
@@ -79,31 +78,17 @@ def run_main(
     for one."""
     argv = ["--session-dir", str(tmp_path / "s"), *args]
     if process:
-        return subprocess.run(
-            [sys.executable, str(STEP / "main.py"), *argv],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=timeout,
-        )
+        return run(tmp_path, stdin, *argv, text=True, env=env, timeout=timeout)
     return run_main_here(tmp_path, stdin, argv, env=env, timeout=timeout)
 
 
-def started(tmp_path: Path, endpoint: Server, *args: str) -> subprocess.Popen[bytes]:
-    """main.py on the fake's `openai:good`, as a process of its own, its stop signals at their
-    defaults: for the tests whose point is a signal sent to it (Ctrl-C)."""
-    return subprocess.Popen(
-        [sys.executable, str(STEP / "main.py"), "--session-dir", str(tmp_path / "s")]
-        + ["--model", "openai:good", *args],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(endpoint.base_url),
-        preexec_fn=stop_signals_at_default,
-    )
+def started(
+    tmp_path: Path, endpoint: Server, *args: str
+) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
+    """main.py on the fake's `openai:good`, live, as a process of its own (`running`, in
+    harness.py): for the tests whose point is a signal sent to it (Ctrl-C)."""
+    arguments = ["--session-dir", str(tmp_path / "s"), "--model", "openai:good", *args]
+    return running(tmp_path, *arguments, env=environment(endpoint.base_url))
 
 
 class TimedOut(BaseException):
@@ -164,7 +149,7 @@ def run_main_here(
     os.environ.clear()
     os.environ.update(env)
     os.chdir(folder)
-    sys.argv = [str(STEP / "main.py"), *argv]
+    sys.argv = [str(STEP_DIR / "main.py"), *argv]
     root.handlers, root.level = [], logging.WARNING  # logging's last resort writes to stderr
     signal.signal(signal.SIGUSR1, timed_out)
     watched = threading.get_ident()
@@ -374,10 +359,10 @@ def test_an_unknown_model_name_is_one_error_line(tmp_path: Path) -> None:
 
 def test_the_scripted_default_never_imports_the_sdk(tmp_path: Path) -> None:
     probe = (
-        f"import sys; sys.path.insert(0, {str(STEP)!r}); import main, model_registry; "
+        f"import sys; sys.path.insert(0, {str(STEP_DIR)!r}); import main, model_registry; "
         "model_registry.MODELS['scripted-v1']; print('openai' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    done = run(tmp_path, None, command=[sys.executable, "-c", probe], text=True)
     assert done.stdout.strip() == "False", done.stderr
 
 

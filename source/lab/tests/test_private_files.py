@@ -7,17 +7,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import STEP_DIR
+from harness import new_session, run
 
 from messages import user_text
-from session import Session
-
-MAIN = [sys.executable, str(STEP_DIR / "main.py")]
 
 
 def mode(path: Path) -> int:
@@ -25,14 +20,7 @@ def mode(path: Path) -> int:
 
 
 def run_with_umask(umask: int, cwd: Path, *arguments: str) -> None:
-    done = subprocess.run(
-        [*MAIN, *arguments],
-        cwd=cwd,
-        input=b"hello\n",
-        capture_output=True,
-        timeout=60,
-        preexec_fn=lambda: os.umask(umask),
-    )
+    done = run(cwd, b"hello\n", *arguments, preexec_fn=lambda: os.umask(umask))
     assert done.returncode == 0, done.stderr
 
 
@@ -65,9 +53,7 @@ def test_only_the_session_folder_itself_is_made_private(tmp_path: Path) -> None:
 def test_a_session_made_through_the_api_is_private_too(tmp_path: Path) -> None:
     old = os.umask(0)
     try:
-        session = Session.create(
-            tmp_path / "new", session_id="s1", created_at="2026-01-01T00:00:00.000Z", cwd="/x"
-        )
+        session = new_session(tmp_path / "new", "s1")
         session.append_message(user_text("my password is hunter2"))
     finally:
         os.umask(old)

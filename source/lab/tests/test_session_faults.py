@@ -16,14 +16,17 @@ import os
 
 # >> prod
 import stat
-
-# << prod
 from pathlib import Path
 
+# << prod
 import orjson
 import pytest
 from conftest import Saved
 
+# >> prod
+from harness import new_session
+
+# << prod
 import session_file as session_module
 from messages import user_text
 
@@ -34,8 +37,6 @@ from messages import user_text
 from session import Session, SessionError, SessionInUse, read_session
 
 # << prod
-
-STEP_DIR = Path(__file__).resolve().parent.parent
 
 
 # >> prod
@@ -56,9 +57,7 @@ def test_open_with_lock_holds_it_until_close(saved: Saved) -> None:
 
 
 def test_create_with_lock_locks_the_file_when_it_is_created(tmp_path: Path) -> None:
-    session = Session.create(
-        tmp_path, session_id="n", created_at="2026-01-01T00:00:00Z", cwd="/", lock=True
-    )
+    session = new_session(tmp_path, "n", lock=True)
     assert not session.locked  # no file yet, nothing to lock
     session.append_message(user_text("hello"))
     assert session.locked
@@ -162,14 +161,12 @@ def test_fsync_syncs_every_append_and_the_folder_when_the_file_is_created(
 
     monkeypatch.setattr(os, "fsync", spy)
     folder = tmp_path / "sessions"
-    plain = Session.create(folder, session_id="p", created_at="2026-01-01T00:00:00Z", cwd="/")
+    plain = new_session(folder, "p")
     plain.append_message(user_text("one"))
     plain.append_message(user_text("two"))
     assert synced == []  # off by default
 
-    session = Session.create(
-        folder, session_id="s", created_at="2026-01-01T00:00:00Z", cwd="/", fsync=True
-    )
+    session = new_session(folder, "s", fsync=True)
     session.append_message(user_text("one"))
     session.append_message(user_text("two"))
     session.append_branch("e1")
@@ -196,9 +193,7 @@ def test_a_sync_the_disk_refuses_says_the_line_is_written(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", failing)
-    session = Session.create(
-        folder, session_id="s", created_at="2026-01-01T00:00:00Z", cwd="/", fsync=True
-    )
+    session = new_session(folder, "s", fsync=True)
     with pytest.raises(SessionError, match=r"cannot sync .*its last line is written"):
         session.append_message(user_text("one"))
     monkeypatch.setattr(os, "fsync", real_fsync)

@@ -16,83 +16,49 @@ import io
 # << prod
 import os
 import signal
-import subprocess
-import sys
-import threading
 
 # >> prod
+import threading
 import time
 
 # << prod
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
 # >> prod
 import pytest
 
+# << prod
+# >> 02 until prod
+# from harness import read_until, run, running, stop_signals_at_default, user_texts
+# << 02 until prod
+# >> prod
+from harness import (
+    main_slowed,
+    read_until,
+    run,
+    running,
+    stop_signals_at_default,
+    type_lines,
+    user_texts,
+)
+
 from terminal import Terminal, read_line
 
-# << prod
-
-STEP_DIR = Path(__file__).resolve().parent.parent
-MAIN = [sys.executable, str(STEP_DIR / "main.py")]
-
 # main.py with each save slowed down and announced on stderr, so a signal can land inside one.
-SLOW_SAVE = """
-import runpy, sys, time
-sys.argv = sys.argv[1:]
-sys.path.insert(0, {step!r})
-import commands
-save_new = commands.Chat.save_new
-def slowly(self):
-    print("[saving]", file=sys.stderr, flush=True)
-    time.sleep(0.5)
-    return save_new(self)
-commands.Chat.save_new = slowly
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
-def user_lines(folder: Path) -> list[str]:
-    """The user's lines in every session file of `folder`, in file order."""
-    texts = []
-    for path in sorted(folder.glob("*.jsonl")):
-        for line in path.read_bytes().splitlines()[1:]:
-            entry = orjson.loads(line)
-            message = entry.get("message", {})
-            if message.get("role") == "user":
-                texts.append(message["content"][0]["text"])
-    return texts
+SLOW_SAVE = main_slowed("commands.Chat.save_new", 0.5, "[saving]", on_stderr=True)
+# << prod
 
 
 def ignoring(signum: int) -> Callable[[], None]:
-    """A preexec_fn: the child starts with `signum` ignored, the other two at their default."""
+    """For a child: `signum` ignored (what nohup and a background job do), the other two stop
+    signals at their default."""
 
-    def preexec() -> None:
-        for other in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(other, signal.SIG_DFL)
-        signal.signal(signum, signal.SIG_IGN)  # what nohup and a background job do
+    def in_child() -> None:
+        stop_signals_at_default()
+        signal.signal(signum, signal.SIG_IGN)
 
-    return preexec
-
-
-def watched(process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
-    """Killed after 60 seconds: a run that hangs fails its test instead of hanging it."""
-    watchdog = threading.Timer(60, process.kill)
-    watchdog.daemon = True
-    watchdog.start()
-    return process
-
-
-def read_until(stream: object, marker: bytes, count: int = 1) -> bytes:
-    seen = b""
-    while seen.count(marker) < count:
-        byte = stream.read(1)  # type: ignore[attr-defined]
-        assert byte, f"the process ended before {marker!r}: {seen[-300:]!r}"
-        seen += byte
-    return seen
+    return in_child
 
 
 def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path: Path) -> None:
@@ -111,10 +77,7 @@ def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path:
     )
     environment = {**os.environ, "PYTHONPATH": str(shadow)}
     for preexec, status in [(ignoring(signal.SIGTERM), 130), (ignoring(signal.SIGINT), 0)]:
-        done = subprocess.run(
-            MAIN, cwd=tmp_path, input=b"", capture_output=True, env=environment,
-            preexec_fn=preexec, timeout=60,
-        )  # fmt: skip
+        done = run(tmp_path, b"", env=environment, preexec_fn=preexec)
         assert (done.returncode, done.stderr) == (status, b"")
         assert not (tmp_path / ".sessions").exists()
 
@@ -125,38 +88,27 @@ def test_ctrl_c_while_main_py_imports_its_modules_ends_the_run_quietly(tmp_path:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
 def test_a_stop_signal_ignored_at_start_stays_ignored(tmp_path: Path, signum: int) -> None:
     """`nohup main.py` and `main.py &` ask for SIGHUP and SIGINT to be ignored: the run goes on."""
-    process = watched(subprocess.Popen(
-        MAIN, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, preexec_fn=ignoring(signum),
-    ))  # fmt: skip
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process.stdout, b"you> ", 2)  # the first turn is over
-    process.send_signal(signum)
-    time.sleep(0.3)
-    assert process.poll() is None, "the run ended on a signal it was started ignoring"
-    _, err = process.communicate(b"what is 12*8\n", timeout=60)
+    with running(tmp_path, in_child=ignoring(signum)) as process:
+        type_lines(process, "hello")
+        read_until(process, b"you> ", 2)  # the first turn is over
+        process.send_signal(signum)
+        time.sleep(0.3)
+        assert process.poll() is None, "the run ended on a signal it was started ignoring"
+        _, err = process.communicate(b"what is 12*8\n", timeout=60)
     assert process.returncode == 0 and err == b""
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+    assert user_texts(tmp_path / ".sessions") == ["hello", "what is 12*8"]
 
 
 def test_a_stop_signal_ignored_at_start_stays_ignored_during_a_save(tmp_path: Path) -> None:
     """A save holds the stop signals back; it must not take over one that was ignored."""
-    wrapper = SLOW_SAVE.format(step=str(STEP_DIR))
-    process = watched(subprocess.Popen(
-        [sys.executable, "-c", wrapper, *MAIN[1:]], cwd=tmp_path, stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignoring(signal.SIGINT),
-    ))  # fmt: skip
-    assert process.stdin is not None and process.stderr is not None
-    process.stdin.write(b"hello\n")
-    process.stdin.flush()
-    read_until(process.stderr, b"[saving]\n")
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(b"what is 12*8\n", timeout=60)
+    with running(tmp_path, command=SLOW_SAVE, in_child=ignoring(signal.SIGINT)) as process:
+        type_lines(process, "hello")
+        read_until(process, b"[saving]\n", stream=process.stderr)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(b"what is 12*8\n", timeout=60)
     assert process.returncode == 0, err
     assert [line for line in err.decode().splitlines() if line != "[saving]"] == []
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+    assert user_texts(tmp_path / ".sessions") == ["hello", "what is 12*8"]
 
 
 def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
@@ -165,25 +117,21 @@ def test_a_non_blocking_standard_input_is_waited_for_not_taken_as_its_end(
     """A non-blocking pipe says "nothing yet" the way a closed one says "the end"."""
     read_end, write_end = os.pipe()
     os.set_blocking(read_end, False)  # as a parent (a node or asyncio program) can leave it
-    process = watched(
-        subprocess.Popen(
-            MAIN, cwd=tmp_path, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-    )
-    os.close(read_end)
+    with running(tmp_path, stdin=read_end) as process:
+        os.close(read_end)
 
-    def type_slowly() -> None:
-        for piece in (b"hel", b"lo\n", b"what is ", b"12*8\n"):
-            time.sleep(0.3)
-            os.write(write_end, piece)
-        os.close(write_end)
+        def type_slowly() -> None:
+            for piece in (b"hel", b"lo\n", b"what is ", b"12*8\n"):
+                time.sleep(0.3)
+                os.write(write_end, piece)
+            os.close(write_end)
 
-    typist = threading.Thread(target=type_slowly)
-    typist.start()
-    out, err = process.communicate(timeout=60)
-    typist.join()
+        typist = threading.Thread(target=type_slowly)
+        typist.start()
+        out, err = process.communicate(timeout=60)
+        typist.join()
     assert process.returncode == 0, err
-    assert user_lines(tmp_path / ".sessions") == ["hello", "what is 12*8"]
+    assert user_texts(tmp_path / ".sessions") == ["hello", "what is 12*8"]
     assert b"96" in out
 
 
@@ -229,27 +177,22 @@ def test_a_terminal_that_went_away_is_one_error_line(tmp_path: Path) -> None:
     saved. (The run reads the pty's controller side, where that error is certain; on the
     other side a hangup can also read as a plain end of input.)"""
     controller, other_side = os.openpty()
-    process = watched(
-        subprocess.Popen(
-            MAIN, cwd=tmp_path, stdin=controller, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-    )
-    os.close(controller)
-    os.write(other_side, b"hello\n")
-    assert process.stdout is not None
-    read_until(process.stdout, b"you> ", 2)  # the first turn is over and saved
-    os.close(other_side)  # the terminal goes away
-    _, err = process.communicate(timeout=60)
+    with running(tmp_path, stdin=controller) as process:
+        os.close(controller)
+        os.write(other_side, b"hello\n")
+        read_until(process, b"you> ", 2)  # the first turn is over and saved
+        os.close(other_side)  # the terminal goes away
+        _, err = process.communicate(timeout=60)
     assert process.returncode == 1
     [line] = err.decode().splitlines()
     assert line.startswith("error: cannot read standard input: Input/output error; ")
     assert "saved to" in line
-    assert user_lines(tmp_path / ".sessions") == ["hello"]
+    assert user_texts(tmp_path / ".sessions") == ["hello"]
 
 
 def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path) -> None:
     with open(tmp_path / "write-only", "wb") as write_only:
-        done = subprocess.run(MAIN, cwd=tmp_path, stdin=write_only, capture_output=True, timeout=60)
+        done = run(tmp_path, None, stdin=write_only)
     assert done.returncode == 1
     assert done.stderr.decode() == (
         "error: cannot read standard input: Bad file descriptor; "
@@ -264,10 +207,7 @@ def test_a_standard_input_not_open_for_reading_is_one_error_line(tmp_path: Path)
 # def test_a_closed_standard_output_is_one_error_line(tmp_path: Path) -> None:
 #     """main.py >&-: Python starts with no sys.stdout, and the first line printed was an
 #     AttributeError traceback. (The production step treats it as a write that failed.)"""
-#     done = subprocess.run(
-#         MAIN, cwd=tmp_path, input=b"hello\n", stderr=subprocess.PIPE,
-#         preexec_fn=lambda: os.close(1), timeout=60,
-#     )  # fmt: skip
+#     done = run(tmp_path, b"hello\n", stdout=None, preexec_fn=lambda: os.close(1))
 #     assert (done.returncode, done.stderr) == (1, b"error: standard output is closed\n")
 #     assert not (tmp_path / ".sessions").exists()  # nothing was read, so nothing is lost
 # << 02 until prod
