@@ -33,12 +33,12 @@ KNOWN_REFLOWS = {
         "commands.py:38 all of them; at 0, the first save would write the history again.",
     ],
     "06 -> 07": [
-        "main.py:405 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())",
-        "messages.py:165 it has (the model reads that it was lost, and may ask again); a result"
+        "main.py:406 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())",
+        "messages.py:166 it has (the model reads that it was lost, and may ask again); a result"
         " without its call is",
-        "messages.py:306 return text",
-        'render.py:55 print nothing."""',
-        "render.py:64 return f\"[turn end] {counted(added, 'new message')} ({total} in all)\"",
+        "messages.py:282 return text",
+        'render.py:56 print nothing."""',
+        "render.py:65 return f\"[turn end] {counted(added, 'new message')} ({total} in all)\"",
         "session_folder.py:5 program can name it instead of silently resuming something older.",
     ],
 }

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from entries import DAMAGED, Context, build_context, path_to_leaf
 from messages import (
     Message,
-    printable,
     shortened,
     summary_in,
     tool_calls,
@@ -23,6 +22,7 @@ from messages import (
 from model import DEFAULT_MODEL, MODELS
 from session import Resumed, Session, persist_new_messages
 from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
+from terminal_text import printable
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.

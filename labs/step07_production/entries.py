@@ -18,17 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from messages import (
-    MAX_ARGUMENT_LEVELS,
-    Message,
-    answered_in_memory,
-    nesting_within,
-    preview,
-    printable,
-    shortened,
-    summary_message,
-)
+from argument_depth import MAX_ARGUMENT_LEVELS, nesting_within
+from messages import Message, answered_in_memory, preview, shortened, summary_message
 from session_file import parse_json
+from terminal_text import printable
 
 
 class MessageEntry(TypedDict):

@@ -36,7 +36,7 @@ try:
     from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
     from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
-    from render import counted, printable, render  # noqa: E402
+    from render import counted, render  # noqa: E402
     from session import Session, SessionError, find_latest_session  # noqa: E402
     from stop_signals import (  # noqa: E402
         Stopped,
@@ -55,6 +55,7 @@ try:
         tolerant_streams,
         warn,
     )
+    from terminal_text import printable  # noqa: E402
     from tools import Tool, default_tools, slowed  # noqa: E402
 except KeyboardInterrupt:  # Ctrl-C while they run (a tenth of a second): no traceback
     raise SystemExit(130) from None

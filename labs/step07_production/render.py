@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from loop import LoopEvent, MessageEnd, ToolResultEvent, TurnEnd
-from messages import printable, text_of, value_text  # main.py takes printable from here too
+from messages import text_of, value_text
 from model import TextDelta, ToolCallEvent
+from terminal_text import printable
 
 ASSISTANT = "assistant> "
 # Stop here: a multi-line answer keeps its line breaks (a list, a table, a poem should read as

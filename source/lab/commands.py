@@ -33,7 +33,6 @@ from entries import DAMAGED, Context, build_context, path_to_leaf
 # >> prod
 from messages import (
     Message,
-    printable,
     shortened,
     summary_in,
     tool_calls,
@@ -55,6 +54,7 @@ from session import Resumed, Session, persist_new_messages
 # << 03
 # >> prod
 from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
+from terminal_text import printable
 
 # The result given on resume to a tool call the program never finished. Its exact words are
 # part of the file's format (docs/session-format.md): a later reader may look for them.

@@ -35,6 +35,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+# >> prod
+from argument_depth import MAX_ARGUMENT_LEVELS, nesting_within
+
+# << prod
 # >> 02 until 03
 # from messages import Message, preview
 # << 02 until 03
@@ -44,23 +48,16 @@ from typing import Any, Literal, TypedDict
 # >> 04 until 06
 # from messages import Message, answered_in_memory, preview, shortened
 # << 04 until 06
-# >> 06 until prod
-# from messages import Message, answered_in_memory, preview, shortened, summary_message
-# << 06 until prod
+# >> 06
+from messages import Message, answered_in_memory, preview, shortened, summary_message
+
+# << 06
+from session_file import parse_json
+
 # >> prod
-from messages import (
-    MAX_ARGUMENT_LEVELS,
-    Message,
-    answered_in_memory,
-    nesting_within,
-    preview,
-    printable,
-    shortened,
-    summary_message,
-)
+from terminal_text import printable
 
 # << prod
-from session_file import parse_json
 
 
 class MessageEntry(TypedDict):

@@ -95,7 +95,7 @@ try:
     from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
     from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
-    from render import counted, printable, render  # noqa: E402
+    from render import counted, render  # noqa: E402
 
     # << prod
     # >> 02 until 03
@@ -136,6 +136,7 @@ try:
         tolerant_streams,
         warn,
     )
+    from terminal_text import printable  # noqa: E402
 
     # << prod
     # >> 02 until 03

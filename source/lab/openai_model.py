@@ -26,7 +26,6 @@ from messages import (
     Message,
     ToolCallBlock,
     history_problem,
-    printable,
     shortened,
     summary_in,
     text_of,
@@ -34,6 +33,7 @@ from messages import (
 )
 from model import Done, HistoryRefused, ModelError, ModelEvent, TextDelta, ToolCallEvent
 from openai_stream import ChunkError, Deadline, DeadlinePassed, Reply, read_body
+from terminal_text import printable
 from tools import Tool
 
 KEY_VARIABLE = "OPENAI_API_KEY"

@@ -18,15 +18,13 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from loop import LoopEvent, MessageEnd, ToolResultEvent, TurnEnd
+from messages import text_of, value_text
+from model import TextDelta, ToolCallEvent
 
-# >> 02 until prod
-# from messages import text_of, value_text
-# << 02 until prod
 # >> prod
-from messages import printable, text_of, value_text  # main.py takes printable from here too
+from terminal_text import printable
 
 # << prod
-from model import TextDelta, ToolCallEvent
 
 ASSISTANT = "assistant> "
 # >> prod

@@ -26,13 +26,15 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
-    # >> prod
-    printable,
-    # << prod
     tool_result,
     user_text,
 )
 from model import Done, HistoryRefused, ScriptedModel, TextDelta, ToolCallEvent
+
+# >> prod
+from terminal_text import printable
+
+# << prod
 from tools import Tool, default_tools
 
 STEP_DIR = Path(__file__).resolve().parent.parent
