@@ -25,7 +25,6 @@ try:
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
     from commands import (  # noqa: E402
-        CANCELLED,
         Chat,
         CommandResult,
         compact,
@@ -33,6 +32,7 @@ try:
         model_command,
         run_command,
     )
+    from interrupted_calls import CANCELLED, repair_interrupted_calls  # noqa: E402
     from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
     from model import DEFAULT_MODEL, MODELS, HistoryRefused, Model, ModelError  # noqa: E402
@@ -225,7 +225,7 @@ def abandon_turn(chat: Chat) -> int:
     in the file, so the next turn gives the model a history it accepts. The calls cut."""
     with stop_signals_deferred():  # a second Ctrl-C waits for this save, then ends the run
         chat.save_new()
-        return chat.repair_interrupted_calls(CANCELLED)
+        return repair_interrupted_calls(chat, CANCELLED)
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:

@@ -206,7 +206,7 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
     it has (the model reads that it was lost, and may ask again); a result without its call is
     left out (it answers nothing the model can see). Stop here: `at_the_end=False` leaves the
     calls the path ends on as they are, for a resume that writes their answer to the file
-    (`Chat.repair_interrupted_calls`): answered only in memory, they are answered again on
+    (`repair_interrupted_calls`): answered only in memory, they are answered again on
     every resume.
     """
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the

@@ -9,7 +9,8 @@ import orjson
 import pytest
 from conftest import RunMain, Saved, save_conversation
 
-from commands import INTERRUPTED, Chat, ModelChoice
+from commands import Chat, ModelChoice
+from interrupted_calls import INTERRUPTED
 from loop import run_turn
 from messages import Message, history_problem, text_of, tool_result, user_text
 from model import ScriptedModel

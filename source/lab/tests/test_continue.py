@@ -11,7 +11,8 @@ import pytest
 from conftest import RunMain, Saved, save_conversation
 
 # >> prod
-from commands import INTERRUPTED, Chat, ModelChoice
+from commands import Chat, ModelChoice
+from interrupted_calls import INTERRUPTED
 
 # << prod
 from loop import run_turn

@@ -25,7 +25,8 @@ import pytest
 from conftest import Saved, call_message, result, stop_signals_at_default
 
 import main
-from commands import INTERRUPTED, Chat
+from commands import Chat
+from interrupted_calls import INTERRUPTED, repair_interrupted_calls
 from loop import MessageEnd, run_turn
 from messages import tool_calls, user_text
 from model import ScriptedModel
@@ -188,8 +189,8 @@ def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> 
     resumed = Session.open(session.path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(resumed.context)
-    assert chat.repair_interrupted_calls() == 1
-    assert chat.repair_interrupted_calls() == 0  # answered now: nothing more to do
+    assert repair_interrupted_calls(chat) == 1
+    assert repair_interrupted_calls(chat) == 0  # answered now: nothing more to do
     after = session.path.read_bytes()
     assert after.startswith(before)  # appended, never rewritten
     [entry] = [orjson.loads(line) for line in after[len(before) :].splitlines()]
@@ -336,7 +337,7 @@ def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
 def test_ctrl_c_during_a_tool_call_abandons_the_turn_and_the_run_goes_on(tmp_path: Path) -> None:
     """Ctrl-C in a turn ends the turn, not the run: the call is stopped (never run, never
     run again), answered as interrupted in the file, and the next line is a turn of its own."""
-    from commands import CANCELLED
+    from interrupted_calls import CANCELLED
 
     with running(tmp_path, delay=30, counted=True) as process:
         type_line(process, "what is 12*8")
