@@ -55,7 +55,6 @@ try:
         tolerant_streams,
         warn,
     )
-    from terminal_text import printable  # noqa: E402
     from tools import Tool, default_tools, slowed  # noqa: E402
 except KeyboardInterrupt:  # Ctrl-C while they run (a tenth of a second): no traceback
     raise SystemExit(130) from None
@@ -81,7 +80,7 @@ def characters(text: str) -> int:
 def model_name(text: str) -> str:
     """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
     if text not in MODELS:
-        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
+        raise argparse.ArgumentTypeError(f"no model {text} (try openai:NAME)")
     return text
 
 
@@ -140,8 +139,7 @@ def tool_delay() -> float:
     except ValueError:
         seconds = -1
     if not 0 <= seconds <= 60:  # NaN is neither
-        shown = printable(repr(raw))
-        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {shown}")
+        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {raw!r}")
     return seconds
 
 
@@ -154,9 +152,7 @@ def working_directory() -> str:
     try:
         cwd.encode("utf-8")
     except UnicodeEncodeError:
-        raise UsageError(
-            f"the working directory's name is not UTF-8 text: {printable(cwd)}"
-        ) from None
+        raise UsageError(f"the working directory's name is not UTF-8 text: {cwd}") from None
     return cwd
 
 
@@ -299,7 +295,7 @@ def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     """One `warning:` line for the damaged lines found since `reported`; the new count."""
     if (found := chat.session.entries.damaged - reported) > 0:
         lines = "line" if found == 1 else "lines"
-        shown = printable(str(chat.session.path))
+        shown = chat.session.path
         warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
     return chat.session.entries.damaged
 
@@ -319,7 +315,7 @@ def chosen_model(chat: Chat, chosen: str | None) -> str:
     model_command(chat, chosen)  # writes the switch, unless it is the model in force already
     if recorded in (None, chosen):
         return f"model {chosen}"
-    over = printable(shortened(recorded, 60))  # a file's: any length
+    over = shortened(recorded, 60)  # a file's: any length
     return f"model {chosen}, by --model, over the session's {over}"
 
 
@@ -328,7 +324,7 @@ def what_was_saved(chat: Chat) -> str:
     (with branches, the file holds more than the path)."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    path = printable(str(chat.session.path))
+    path = chat.session.path
     added = chat.written_this_run
     others = chat.session.written - added  # entries that are no message: switches, moves
     also = f" and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
@@ -345,10 +341,10 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     if args.continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
-            warn(terminal, f"{printable(str(unusable))}; passed over")
+            warn(terminal, f"{unusable}; passed over")
         if latest.path is not None:
             opened = Session.open(latest.path, lock=True, fsync=args.fsync)
-            shown = printable(str(latest.path))
+            shown = latest.path
             if opened.skipped:
                 lines = "line" if opened.skipped == 1 else "lines"
                 warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
@@ -370,7 +366,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             note = f"resumed: {restored} restored, {chosen_model(resumed.chat, args.model)}"
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
-        terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
+        terminal.say(f"no session to continue in {directory}; starting a new one")
     now = datetime.now(UTC)
     session = Session.create(
         directory,
@@ -381,7 +377,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         fsync=args.fsync,
     )
     chat = Chat(session, [], cursor=0)
-    terminal.say(f"session file: {printable(str(session.path))} ({chosen_model(chat, args.model)})")
+    terminal.say(f"session file: {session.path} ({chosen_model(chat, args.model)})")
     return chat
 
 

@@ -136,7 +136,6 @@ try:
         tolerant_streams,
         warn,
     )
-    from terminal_text import printable  # noqa: E402
 
     # << prod
     # >> 02 until 03
@@ -179,7 +178,7 @@ def characters(text: str) -> int:
 def model_name(text: str) -> str:
     """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
     if text not in MODELS:
-        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
+        raise argparse.ArgumentTypeError(f"no model {text} (try openai:NAME)")
     return text
 
 
@@ -253,13 +252,7 @@ def tool_delay() -> float:
     except ValueError:
         seconds = -1
     if not 0 <= seconds <= 60:  # NaN is neither
-        # >> 03 until prod
-        # raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {raw!r}")
-        # << 03 until prod
-        # >> prod
-        shown = printable(repr(raw))
-        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {shown}")
-        # << prod
+        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {raw!r}")
     return seconds
 
 
@@ -286,9 +279,7 @@ def working_directory() -> str:
     try:
         cwd.encode("utf-8")
     except UnicodeEncodeError:
-        raise UsageError(
-            f"the working directory's name is not UTF-8 text: {printable(cwd)}"
-        ) from None
+        raise UsageError(f"the working directory's name is not UTF-8 text: {cwd}") from None
     return cwd
     # << prod
 
@@ -510,12 +501,7 @@ def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     """One `warning:` line for the damaged lines found since `reported`; the new count."""
     if (found := chat.session.entries.damaged - reported) > 0:
         lines = "line" if found == 1 else "lines"
-        # >> 06 until prod
-        # shown = chat.session.path
-        # << 06 until prod
-        # >> prod
-        shown = printable(str(chat.session.path))
-        # << prod
+        shown = chat.session.path
         warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
     return chat.session.entries.damaged
 
@@ -537,7 +523,7 @@ def chosen_model(chat: Chat, chosen: str | None) -> str:
     model_command(chat, chosen)  # writes the switch, unless it is the model in force already
     if recorded in (None, chosen):
         return f"model {chosen}"
-    over = printable(shortened(recorded, 60))  # a file's: any length
+    over = shortened(recorded, 60)  # a file's: any length
     return f"model {chosen}, by --model, over the session's {over}"
 
 
@@ -557,13 +543,8 @@ def what_was_saved(chat: Chat) -> str:
     # >> 02 until 03
     # return f"{counted(chat.cursor, 'message')} saved to {chat.session.path}"
     # << 02 until 03
-    # >> 03 until prod
-    # path = chat.session.path
-    # << 03 until prod
-    # >> prod
-    path = printable(str(chat.session.path))
-    # << prod
     # >> 03
+    path = chat.session.path
     added = chat.written_this_run
     # << 03
     # >> 04 until 05
@@ -610,21 +591,15 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     if args.continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
-            # >> 03 until prod
-            # warn(terminal, f"{unusable}; passed over")
-            # << 03 until prod
-            # >> prod
-            warn(terminal, f"{printable(str(unusable))}; passed over")
-            # << prod
+            warn(terminal, f"{unusable}; passed over")
         if latest.path is not None:
             # >> 03 until prod
             # opened = Session.open(latest.path)
-            # shown = latest.path
             # << 03 until prod
             # >> prod
             opened = Session.open(latest.path, lock=True, fsync=args.fsync)
-            shown = printable(str(latest.path))
             # << prod
+            shown = latest.path
             if opened.skipped:
                 lines = "line" if opened.skipped == 1 else "lines"
                 warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
@@ -665,12 +640,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             # << prod
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
-        # >> 03 until prod
-        # terminal.say(f"no session to continue in {directory}; starting a new one")
-        # << 03 until prod
-        # >> prod
-        terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
-        # << prod
+        terminal.say(f"no session to continue in {directory}; starting a new one")
     # << 03
     now = datetime.now(UTC)
     session = Session.create(
@@ -691,7 +661,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     # << 04 until prod
     # >> prod
     chat = Chat(session, [], cursor=0)
-    terminal.say(f"session file: {printable(str(session.path))} ({chosen_model(chat, args.model)})")
+    terminal.say(f"session file: {session.path} ({chosen_model(chat, args.model)})")
     return chat
     # << prod
     # >> 02 until prod
