@@ -33,7 +33,7 @@ KNOWN_REFLOWS = {
         "commands.py:38 all of them; at 0, the first save would write the history again.",
     ],
     "06 -> 07": [
-        "main.py:402 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())",
+        "main.py:293 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())",
         "messages.py:166 it has (the model reads that it was lost, and may ask again); a result"
         " without its call is",
         "messages.py:282 return text",

@@ -251,7 +251,7 @@ def compact(chat: Chat) -> Compacted | None:
     if all(summary_in(message) is not None for message in summarised):
         return None
     # A real model's summary is a request: Ctrl-C while it waits abandons it (TurnInterrupted,
-    # which main.py reports), and nothing is written yet.
+    # which main.py and turn.py report), and nothing is written yet.
     with ctrl_c_abandons_the_turn():
         summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     # A switch before the first kept is written again, first: after, a crash could lose it.

@@ -61,7 +61,7 @@ def describe(event: LoopEvent) -> str | None:
             label = "tool error" if result["isError"] else "tool result"
             return printable(f"[{label}] {result['toolName']} -> {text_of(result)}")
         case TurnEnd(added, total):
-            # Not "in memory": main.py saved each of them as it finished (saving_each_message).
+            # Not "in memory": turn.py saved each of them as it finished (saving_each_message).
             return f"[turn end] {counted(added, 'new message')} ({total} in all)"
         case MessageEnd():
             return None

@@ -418,7 +418,7 @@ def compact(chat: Chat) -> Compacted | None:
     # << 06 until prod
     # >> prod
     # A real model's summary is a request: Ctrl-C while it waits abandons it (TurnInterrupted,
-    # which main.py reports), and nothing is written yet.
+    # which main.py and turn.py report), and nothing is written yet.
     with ctrl_c_abandons_the_turn():
         summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     # << prod

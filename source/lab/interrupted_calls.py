@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 INTERRUPTED = (
     "interrupted: the program stopped before this tool call finished; it was not run again"
 )
-# The result a tool call gets when Ctrl-C abandons the turn it runs in (main.abandon_turn).
+# The result a tool call gets when Ctrl-C abandons the turn it runs in (turn.abandon_turn).
 CANCELLED = "interrupted: the user pressed Ctrl-C before this tool call finished"
 
 

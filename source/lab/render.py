@@ -106,7 +106,7 @@ def describe(event: LoopEvent) -> str | None:
             # return f"[turn end] {counted(added, 'new message')} in memory ({total} in all)"
             # << 02 until prod
             # >> prod
-            # Not "in memory": main.py saved each of them as it finished (saving_each_message).
+            # Not "in memory": turn.py saved each of them as it finished (saving_each_message).
             return f"[turn end] {counted(added, 'new message')} ({total} in all)"
             # << prod
         case MessageEnd():

@@ -23,7 +23,7 @@ import orjson
 import pytest
 from conftest import Saved, call_message, result, stop_signals_at_default
 
-import main
+import turn
 from commands import Chat
 from interrupted_calls import INTERRUPTED, repair_interrupted_calls
 from loop import MessageEnd, run_turn
@@ -155,7 +155,7 @@ def test_each_message_is_in_the_file_before_its_message_end_is_passed_on(tmp_pat
     chat = Chat(session, [], cursor=0)
     events = run_turn(ScriptedModel(), default_tools(), chat.messages, user_text("what is 12*8"))
     in_file = []
-    for event in main.saving_each_message(events, chat):
+    for event in turn.saving_each_message(events, chat):
         if isinstance(event, MessageEnd):
             in_file.append(len(entries_in(tmp_path)))
     assert in_file == [1, 2, 3, 4]  # the user's line, the call, the result, the answer
