@@ -5,7 +5,7 @@ clear the screen, recolour the rest of the output or retitle the window; a carri
 rewrites the line; U+202E shows the rest backwards. A session name is text anyone could
 have put in the file (a hand edit, another program, a pasted line), and a name read back
 from the file is shown as often as one just typed: by `/name`, in the session list. So
-everything shown passes through `printable` (messages.py), and everything written is kept
+everything shown passes through `printable` (terminal_text.py), and everything written is kept
 as it is: the file records what was typed, and escaping is how it is shown, not what it is
 (notebook 07, section 8). Write `name_command` and `session_title`:
 
@@ -36,10 +36,11 @@ from pathlib import Path
 
 from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
-from messages import preview, printable  # noqa: F401  (you will need them)
+from messages import preview  # noqa: F401  (you will need it)
 from model import DEFAULT_MODEL
 from model_registry import MODELS
 from session import Session
+from terminal_text import printable  # noqa: F401  (you will need it)
 
 
 @dataclass

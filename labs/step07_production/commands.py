@@ -11,27 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from entries import DAMAGED, Context, build_context, path_to_leaf
-from messages import (
-    Message,
-    printable,
-    shortened,
-    summary_in,
-    tool_calls,
-    tool_result,
-    unanswered_calls,
-)
+from interrupted_calls import repair_interrupted_calls
+from messages import Message, shortened, summary_in, tool_calls, unanswered_calls
 from model import DEFAULT_MODEL
 from model_registry import MODELS
 from session import Resumed, Session, persist_new_messages
 from stop_signals import ctrl_c_abandons_the_turn, stop_signals_deferred
+from terminal_text import printable
 
-# The result given on resume to a tool call the program never finished. Its exact words are
-# part of the file's format (docs/session-format.md): a later reader may look for them.
-INTERRUPTED = (
-    "interrupted: the program stopped before this tool call finished; it was not run again"
-)
-# The result a tool call gets when Ctrl-C abandons the turn it runs in (main.abandon_turn).
-CANCELLED = "interrupted: the user pressed Ctrl-C before this tool call finished"
 SHOWN_NAME = 60  # at most this much of a model's name from a file goes into a line
 
 
@@ -60,7 +47,7 @@ class Chat:
         chat = cls(opened.session, [], cursor=0)
         model = chat.follow(opened.context)
         restored = len(chat.messages)
-        repaired = chat.repair_interrupted_calls()
+        repaired = repair_interrupted_calls(chat)
         return ResumedChat(chat=chat, restored=restored, model=model, repaired=repaired)
 
     def save_new(self) -> int:
@@ -79,20 +66,6 @@ class Chat:
         choice = choose_model(context)
         self.model, self.recorded_model = choice.used, choice.recorded
         return choice
-
-    def repair_interrupted_calls(self, why: str = INTERRUPTED) -> int:
-        """Answer each tool call the conversation ends on without a result (the program
-        stopped while it ran, or Ctrl-C stopped it) with an error result saying so; return
-        how many.
-
-        Stop here: the results are appended, like any message, through the cursor: no byte is
-        rewritten. The tool is not run again (it may have half-done something that must not
-        be done twice); the model reads that it was interrupted and can decide to retry.
-        """
-        calls = unanswered_calls(self.messages)
-        self.messages.extend(tool_result(call, why, is_error=True) for call in calls)
-        self.save_new()
-        return len(calls)
 
 
 @dataclass(frozen=True)
@@ -279,7 +252,7 @@ def compact(chat: Chat) -> Compacted | None:
     if all(summary_in(message) is not None for message in summarised):
         return None
     # A real model's summary is a request: Ctrl-C while it waits abandons it (TurnInterrupted,
-    # which main.py reports), and nothing is written yet.
+    # which main.py and turn.py report), and nothing is written yet.
     with ctrl_c_abandons_the_turn():
         summary = MODELS[chat.model].summarize(summarised)  # an earlier summary is among them
     # A switch before the first kept is written again, first: after, a crash could lose it.

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, TypeVar
 
-from messages import printable, shortened
+from messages import shortened
 from model import ModelError
+from terminal_text import printable
 
 # The time one reply may take in all, retries included (`Deadline`, below): long enough
 # for a slow local model to write a long answer, short enough that a stalled one ends.

@@ -19,15 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from entry_checks import is_message, is_optional_str
-from messages import (
-    Message,
-    answered_in_memory,
-    preview,
-    printable,
-    shortened,
-    summary_message,
-)
+from messages import Message, answered_in_memory, preview, shortened, summary_message
 from session_file import parse_json
+from terminal_text import printable
 
 
 class MessageEntry(TypedDict):

@@ -18,8 +18,8 @@ from pathlib import Path
 import networkx as nx
 
 from entries import Entry, path_to_leaf, summarize
-from messages import printable
 from session import read_session
+from terminal_text import printable
 
 KIND_COLOURS = {
     "user": "#8ecae6",

@@ -6,7 +6,7 @@ finished. With --continue it first rebuilds the most recent session's conversati
 the cursor, so only new messages are written, and answers a tool call the last run never
 finished. The session file is locked while the run lasts. Every fault a user can meet ends
 here as one `error:` or `warning:` line. A turn the model fails, or that Ctrl-C abandons,
-ends in one line and the prompt comes back (`take_turn`); Ctrl-C at the prompt, SIGTERM and
+ends in one line and the prompt comes back (`turn.take_turn`); Ctrl-C at the prompt, SIGTERM and
 SIGHUP end the run in one line.
 """
 
@@ -17,32 +17,23 @@ try:
     import os
     import secrets
     import sys
-    from collections.abc import Iterable, Iterator, Mapping
     from datetime import UTC, datetime
     from pathlib import Path
     from typing import NoReturn
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-    from commands import (  # noqa: E402
-        CANCELLED,
-        Chat,
-        CommandResult,
-        compact,
-        is_command,
-        model_command,
-        run_command,
-    )
-    from loop import LoopEvent, MessageEnd, TooManyRounds, run_turn  # noqa: E402
+    from arguments import chosen_model, folder_name, model_name  # noqa: E402
+    from commands import Chat, compact, is_command  # noqa: E402
+    from loop import TooManyRounds  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
-    from model import DEFAULT_MODEL, HistoryRefused, Model, ModelError  # noqa: E402
+    from model import DEFAULT_MODEL, HistoryRefused, ModelError  # noqa: E402
     from model_registry import MODELS  # noqa: E402
-    from render import counted, printable, render  # noqa: E402
+    from render import counted  # noqa: E402
     from session import Session, SessionError, find_latest_session  # noqa: E402
     from stop_signals import (  # noqa: E402
         Stopped,
         TurnInterrupted,
-        ctrl_c_abandons_the_turn,
         ignore_stop_signals,
         stop_signals_deferred,
         stop_signals_end_the_run,
@@ -56,7 +47,8 @@ try:
         tolerant_streams,
         warn,
     )
-    from tools import Tool, default_tools, slowed  # noqa: E402
+    from tools import default_tools, slowed  # noqa: E402
+    from turn import run_command_or_fail, take_turn  # noqa: E402
 except KeyboardInterrupt:  # Ctrl-C while they run (a tenth of a second): no traceback
     raise SystemExit(130) from None
 
@@ -76,20 +68,6 @@ def characters(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 12 or int(text) < 1:
         raise argparse.ArgumentTypeError(f"not a number of characters: {shortened(text, 20)}")
     return int(text)
-
-
-def model_name(text: str) -> str:
-    """A name the harness can resolve: a scripted model's, or openai:NAME (any endpoint's)."""
-    if text not in MODELS:
-        raise argparse.ArgumentTypeError(f"no model {printable(text)} (try openai:NAME)")
-    return text
-
-
-def folder_name(text: str) -> Path:
-    """An empty name is no folder: Path("") would quietly be the current one."""
-    if not text:
-        raise argparse.ArgumentTypeError("an empty name is not a folder")
-    return Path(text)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -140,8 +118,7 @@ def tool_delay() -> float:
     except ValueError:
         seconds = -1
     if not 0 <= seconds <= 60:  # NaN is neither
-        shown = printable(repr(raw))
-        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {shown}")
+        raise UsageError(f"LAB_TOOL_DELAY must be a number of seconds, 0 to 60, not {raw!r}")
     return seconds
 
 
@@ -154,78 +131,8 @@ def working_directory() -> str:
     try:
         cwd.encode("utf-8")
     except UnicodeEncodeError:
-        raise UsageError(
-            f"the working directory's name is not UTF-8 text: {printable(cwd)}"
-        ) from None
+        raise UsageError(f"the working directory's name is not UTF-8 text: {cwd}") from None
     return cwd
-
-
-def saving_each_message(events: Iterable[LoopEvent], chat: Chat) -> Iterator[LoopEvent]:
-    """The loop's events, passed on unchanged, each message saved the moment it is finished.
-
-    Stop here: the loop still never touches disk. On `MessageEnd` the message is already the
-    last of `chat.messages`, so `save_new` writes it (and only it) through the cursor. Saving
-    at the end of the turn instead, a kill during a long tool call would lose the user's
-    line and the tool call; now it loses only the call's result, which the next --continue
-    answers as interrupted.
-    """
-    for event in events:
-        if isinstance(event, MessageEnd):
-            with stop_signals_deferred():
-                chat.save_new()
-        yield event
-
-
-def take_turn(
-    chat: Chat, model: Model, tools: Mapping[str, Tool], line: str, terminal: Terminal
-) -> None:
-    """One turn, each message saved as it ends. A turn that fails (the endpoint's fault, too
-    many rounds) or that Ctrl-C abandons ends in one line, and the prompt comes back.
-
-    Stop here: the turn fails, not the run. What the turn finished is in the file already
-    (the user's line, a tool call and its result); the reply that failed never reached `Done`,
-    so the loop never appended it, and nothing of it is saved. The next line is a new turn,
-    on a conversation the model can still be given.
-    """
-    events = run_turn(model, tools, chat.messages, user_text(line))
-    try:
-        with ctrl_c_abandons_the_turn():
-            render(saving_each_message(events, chat), terminal)
-    except (ModelError, TooManyRounds) as error:
-        terminal.end_line()  # a reply cut short ends its line before the error's
-        to_stderr(f"error: {error}")
-    except TurnInterrupted:
-        events.close()  # the reply being read lets go of its connection now
-        cut = abandon_turn(chat)
-        note = "; the tool call in progress was answered as interrupted" if cut else ""
-        ends = "Ctrl-C at the prompt ends the run"
-        warn(terminal, f"interrupted: the turn was abandoned{note} ({ends})")
-    finally:
-        events.close()
-
-
-def run_command_or_fail(chat: Chat, line: str, terminal: Terminal) -> CommandResult:
-    """`run_command`; a command that writes defers its own write. One that asks the model
-    (/compact, for a summary) fails as a turn does: its fault, or Ctrl-C while it waits, is
-    one line, nothing is written, and the prompt comes back. (Ctrl-C during any other
-    command ends the run, as at the prompt.)"""
-    try:
-        return run_command(chat, line)
-    except ModelError as error:
-        to_stderr(f"error: {error}")
-    except TurnInterrupted:
-        why = "the compaction was abandoned, nothing written"  # /compact's, the one that waits
-        warn(terminal, f"interrupted: {why} (Ctrl-C at the prompt ends the run)")
-    return CommandResult([])
-
-
-def abandon_turn(chat: Chat) -> int:
-    """What Ctrl-C leaves of a turn: every message it finished saved (one the loop appended
-    and had not handed on yet too), and each tool call it cut short answered as interrupted,
-    in the file, so the next turn gives the model a history it accepts. The calls cut."""
-    with stop_signals_deferred():  # a second Ctrl-C waits for this save, then ends the run
-        chat.save_new()
-        return chat.repair_interrupted_calls(CANCELLED)
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
@@ -299,28 +206,9 @@ def report_damage(chat: Chat, terminal: Terminal, reported: int) -> int:
     """One `warning:` line for the damaged lines found since `reported`; the new count."""
     if (found := chat.session.entries.damaged - reported) > 0:
         lines = "line" if found == 1 else "lines"
-        shown = printable(str(chat.session.path))
+        shown = chat.session.path
         warn(terminal, f"skipped {found} more damaged {lines} in {shown}")
     return chat.session.entries.damaged
-
-
-def chosen_model(chat: Chat, chosen: str | None) -> str:
-    """Take `--model NAME`, if given, over the session's model, and name the model that
-    answers, for the first line: once, and saying what it overrode.
-
-    The switch is the one `/model NAME` makes, recorded (if it changes anything), so that
-    --continue restores it. Given explicitly, it wins over the model the file recorded,
-    even one this program lacks, or a real one whose key is not set: that is how a user
-    takes a session back from a model that cannot answer here.
-    """
-    if chosen is None:
-        return f"model {chat.model}"
-    recorded = chat.recorded_model
-    model_command(chat, chosen)  # writes the switch, unless it is the model in force already
-    if recorded in (None, chosen):
-        return f"model {chosen}"
-    over = printable(shortened(recorded, 60))  # a file's: any length
-    return f"model {chosen}, by --model, over the session's {over}"
 
 
 def what_was_saved(chat: Chat) -> str:
@@ -328,7 +216,7 @@ def what_was_saved(chat: Chat) -> str:
     (with branches, the file holds more than the path)."""
     if not chat.session.exists:
         return "nothing to save: no session file was written"
-    path = printable(str(chat.session.path))
+    path = chat.session.path
     added = chat.written_this_run
     others = chat.session.written - added  # entries that are no message: switches, moves
     also = f" and {others} other {'entry' if others == 1 else 'entries'}" if others else ""
@@ -345,10 +233,10 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
     if args.continue_latest:
         latest = find_latest_session(directory)
         for unusable in latest.passed_over:
-            warn(terminal, f"{printable(str(unusable))}; passed over")
+            warn(terminal, f"{unusable}; passed over")
         if latest.path is not None:
             opened = Session.open(latest.path, lock=True, fsync=args.fsync)
-            shown = printable(str(latest.path))
+            shown = latest.path
             if opened.skipped:
                 lines = "line" if opened.skipped == 1 else "lines"
                 warn(terminal, f"skipped {opened.skipped} damaged {lines} in {shown}")
@@ -370,7 +258,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             note = f"resumed: {restored} restored, {chosen_model(resumed.chat, args.model)}"
             terminal.say(f"session file: {shown} ({note})")
             return resumed.chat
-        terminal.say(f"no session to continue in {printable(str(directory))}; starting a new one")
+        terminal.say(f"no session to continue in {directory}; starting a new one")
     now = datetime.now(UTC)
     session = Session.create(
         directory,
@@ -381,7 +269,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         fsync=args.fsync,
     )
     chat = Chat(session, [], cursor=0)
-    terminal.say(f"session file: {printable(str(session.path))} ({chosen_model(chat, args.model)})")
+    terminal.say(f"session file: {session.path} ({chosen_model(chat, args.model)})")
     return chat
 
 

@@ -7,12 +7,13 @@ and what orjson writes to disk are the same value, so nothing is lost on the way
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 
 import orjson
+
+from terminal_text import fitting, printable
 
 
 class TextBlock(TypedDict):
@@ -166,8 +167,8 @@ def answered_in_memory(messages: Sequence[Message], *, at_the_end: bool = True) 
     A damaged line costs only itself, so a path may also hold a call whose result was on that
     line, or a result whose call was (it answers nothing the model can see). Stop here:
     `at_the_end=False` leaves the calls the path ends on as they are, for a resume that writes
-    their answer to the file (`Chat.repair_interrupted_calls`): answered only in memory, they
-    are answered again on every resume.
+    their answer to the file (`repair_interrupted_calls`): answered only in memory, they are
+    answered again on every resume.
     """
     # Stop here, for speed: this runs on every resume and every move of the leaf, over the
     # whole path (60,000 messages in the benchmark), and a file is data: 30,000 calls in one
@@ -255,31 +256,6 @@ def _shown_id(call_id: str) -> str:
     return printable(shortened(call_id, SHOWN_ID_LENGTH))
 
 
-# How deep a tool call's arguments may nest. The writer (orjson) writes 254 levels in all, and
-# a session line puts the arguments 4 levels down (entry, message, content, block); the reader
-# reads 1,024. Arguments deeper than this are refused where they are read, from a model or
-# from a file: accepted, every later request would fail before it is sent.
-MAX_ARGUMENT_LEVELS = 200
-
-
-def nesting_within(value: object, levels: int) -> bool:
-    """Whether `value` nests objects and arrays at most `levels` deep (`{}` is one level).
-    A loop, not recursion: a value 1,000 deep must not raise RecursionError here."""
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if level > levels:
-            return False
-        stack.extend((child, level + 1) for child in children)
-    return True
-
-
 def preview(message: Message, width: int = 40) -> str:
     """One short line for tables and graph labels: text on one line, tool calls as name(args).
 
@@ -302,37 +278,8 @@ def preview(message: Message, width: int = 40) -> str:
 
 def shortened(text: str, width: int) -> str:
     """`text` as it fits in `width` terminal columns: whole, or cut and ended with "…"."""
-    if len(text) > width or _fitting(text, width) != text:
-        return _fitting(text, width - 1) + "…"
-    return text
-
-
-# Marks drawn into the character before them: accents and other combining marks, and format
-# characters (the zero-width joiner, variation selectors are Mn). Skin tones are matched apart:
-# their category, Sk, also holds ^ and `, which take a column like any letter.
-_DRAWN_INTO = ("Mn", "Me", "Cf")
-
-
-def _fitting(text: str, columns: int) -> str:
-    """The longest start of `text` a terminal shows in `columns` columns.
-
-    Stop here: not `text[:columns]`. A CJK character takes two columns, so forty of them fill
-    eighty; and a character may be followed by others that are drawn into it (an accent, a
-    skin tone, the rest of a family emoji joined by U+200D): cut between them, and the
-    terminal shows half a character, or another one. So the cut is only ever made before a
-    character that starts a new one on screen.
-    """
-    used, joined = 0, False
-    for index, char in enumerate(text):
-        kind = unicodedata.category(char)
-        if (joined and kind == "So") or kind in _DRAWN_INTO or "\U0001f3fb" <= char <= "\U0001f3ff":
-            joined = char == "\u200d"  # a zero-width joiner draws the next emoji into this one
-            continue  # drawn with the character before it: kept or cut with it
-        joined = False
-        width = 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-        if used + width > columns:
-            return text[:index]
-        used += width
+    if len(text) > width or fitting(text, width) != text:
+        return fitting(text, width - 1) + "…"
     return text
 
 
@@ -347,39 +294,4 @@ def value_text(value: object) -> str:
         return f"<{type(value).__name__} that cannot be shown as JSON>"
 
 
-def printable(text: str) -> str:
-    """`text` safe to print on a terminal: every character that could act instead of being
-    read is shown as its escape (ESC as \\x1b, a carriage return as \\r, a newline as \\n).
-
-    Everything shown to a person passes through here: messages, tool calls, file names. It
-    lives in this module, beside `preview`, because messages.py imports nothing of the
-    program's own; render.py hands it on to main.py with the rest of the output.
-
-    A backslash stays itself (a Windows path must read as one), so "\\x1b" on screen may also
-    be those four characters typed: the promise is that nothing shown is obeyed, not that
-    every text can be decoded back.
-    """
-    return text.translate(_ESCAPES)
-
-
 _WORD = re.compile(r"\S+")
-
-
-def _escapes() -> dict[int, str]:
-    # Stop here: text from a file or a model is data, and a terminal obeys some characters.
-    # - C0 controls and DEL, C1 controls (\x80-\x9f; \x9b alone starts a colour sequence on
-    #   some terminals, like ESC [): they can recolour, move the cursor, ring the bell, retitle
-    #   the window. \r and \n could rewrite a line or start a fake `error:` one.
-    # - U+2028, U+2029 (line and paragraph separators) and \x85: line breaks to some readers.
-    # - The bidirectional overrides and isolates: they reorder what is shown (Trojan Source).
-    # - Lone surrogates: orjson refuses them in a file, but a file *name* can hold one, and
-    #   printing one raises UnicodeEncodeError instead of printing anything.
-    # Tab stays: it only moves right, to the next tab stop.
-    codes = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0x061C, 0x200E, 0x200F]
-    codes += [*range(0x202A, 0x202F), *range(0x2066, 0x206A), *range(0xD800, 0xE000)]
-    table = {code: chr(code).encode("unicode_escape").decode("ascii") for code in codes}
-    del table[ord("\t")]
-    return table
-
-
-_ESCAPES = _escapes()

@@ -28,16 +28,10 @@ from typing import Any
 import openai
 import orjson
 
-from messages import (
-    MAX_ARGUMENT_LEVELS,
-    AssistantMessage,
-    ToolCallBlock,
-    Usage,
-    assistant_message,
-    nesting_within,
-    printable,
-)
+from argument_depth import MAX_ARGUMENT_LEVELS, nesting_within
+from messages import AssistantMessage, ToolCallBlock, Usage, assistant_message
 from model import ModelError
+from terminal_text import printable
 
 FINISHED = ("stop", "tool_calls")  # how a whole reply ends; "length", None... broke off
 # What one reply may hold: a reply this large still fits one line of the session file.

@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from loop import LoopEvent, MessageEnd, ToolResultEvent, TurnEnd
-from messages import printable, text_of, value_text  # main.py takes printable from here too
+from messages import text_of, value_text
 from model import TextDelta, ToolCallEvent
+from terminal_text import printable
 
 ASSISTANT = "assistant> "
 # Stop here: a multi-line answer keeps its line breaks (a list, a table, a poem should read as
@@ -60,7 +61,7 @@ def describe(event: LoopEvent) -> str | None:
             label = "tool error" if result["isError"] else "tool result"
             return printable(f"[{label}] {result['toolName']} -> {text_of(result)}")
         case TurnEnd(added, total):
-            # Not "in memory": main.py saved each of them as it finished (saving_each_message).
+            # Not "in memory": turn.py saved each of them as it finished (saving_each_message).
             return f"[turn end] {counted(added, 'new message')} ({total} in all)"
         case MessageEnd():
             return None

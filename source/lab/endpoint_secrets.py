@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from urllib.parse import unquote, urlsplit
 
-from messages import printable, shortened
+from messages import shortened
+from terminal_text import printable
 
 KEY_VARIABLE = "OPENAI_API_KEY"  # where the SDK reads the endpoint's key from
 SHOWN = 200  # at most this much of an endpoint's error text goes into the error line

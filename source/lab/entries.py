@@ -48,21 +48,16 @@ from entry_checks import is_message, is_optional_str
 # >> 04 until 06
 # from messages import Message, answered_in_memory, preview, shortened
 # << 04 until 06
-# >> 06 until prod
-# from messages import Message, answered_in_memory, preview, shortened, summary_message
-# << 06 until prod
+# >> 06
+from messages import Message, answered_in_memory, preview, shortened, summary_message
+
+# << 06
+from session_file import parse_json
+
 # >> prod
-from messages import (
-    Message,
-    answered_in_memory,
-    preview,
-    printable,
-    shortened,
-    summary_message,
-)
+from terminal_text import printable
 
 # << prod
-from session_file import parse_json
 
 
 class MessageEntry(TypedDict):

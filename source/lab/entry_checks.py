@@ -8,7 +8,7 @@ as damage, here, instead of failing later in the middle of a turn.
 
 from __future__ import annotations
 
-from messages import MAX_ARGUMENT_LEVELS, nesting_within
+from argument_depth import MAX_ARGUMENT_LEVELS, nesting_within
 
 
 def is_message(value: object) -> bool:

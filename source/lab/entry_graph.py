@@ -66,11 +66,12 @@ import networkx as nx
 from entries import Entry, path_to_leaf, summarize
 
 # << 03
+from session import read_session
+
 # >> prod
-from messages import printable
+from terminal_text import printable
 
 # << prod
-from session import read_session
 
 KIND_COLOURS = {
     "user": "#8ecae6",

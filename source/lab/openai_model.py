@@ -27,7 +27,6 @@ from endpoint_secrets import KEY_VARIABLE, address_shown, shown
 from messages import (
     Message,
     history_problem,
-    printable,
     summary_in,
     text_of,
     tool_calls,
@@ -43,6 +42,7 @@ from openai_request import (
     transcript,
 )
 from openai_stream import ChunkError, Reply
+from terminal_text import printable
 from tools import Tool
 
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails

@@ -18,15 +18,13 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from loop import LoopEvent, MessageEnd, ToolResultEvent, TurnEnd
+from messages import text_of, value_text
+from model import TextDelta, ToolCallEvent
 
-# >> 02 until prod
-# from messages import text_of, value_text
-# << 02 until prod
 # >> prod
-from messages import printable, text_of, value_text  # main.py takes printable from here too
+from terminal_text import printable
 
 # << prod
-from model import TextDelta, ToolCallEvent
 
 ASSISTANT = "assistant> "
 # >> prod
@@ -108,7 +106,7 @@ def describe(event: LoopEvent) -> str | None:
             # return f"[turn end] {counted(added, 'new message')} in memory ({total} in all)"
             # << 02 until prod
             # >> prod
-            # Not "in memory": main.py saved each of them as it finished (saving_each_message).
+            # Not "in memory": turn.py saved each of them as it finished (saving_each_message).
             return f"[turn end] {counted(added, 'new message')} ({total} in all)"
             # << prod
         case MessageEnd():

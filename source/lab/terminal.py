@@ -30,7 +30,7 @@ from contextlib import suppress
 from typing import BinaryIO, TextIO
 
 # >> prod
-from render import printable
+from terminal_text import printable
 
 # One typed line at most; a longer one is refused in one line and read past in bounded pieces
 # (so `main.py < /dev/zero` runs in constant memory). Several MB still go through.

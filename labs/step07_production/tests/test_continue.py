@@ -10,7 +10,8 @@ import pytest
 from conftest import RunMain, Saved, save_conversation
 from harness import new_session
 
-from commands import INTERRUPTED, Chat, ModelChoice
+from commands import Chat, ModelChoice
+from interrupted_calls import INTERRUPTED
 from loop import run_turn
 from messages import Message, history_problem, text_of, tool_result, user_text
 from model import ScriptedModel

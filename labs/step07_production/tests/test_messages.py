@@ -25,7 +25,6 @@ from messages import (
     assistant_message,
     history_problem,
     preview,
-    printable,
     text_of,
     tool_calls,
     tool_result,
@@ -34,6 +33,7 @@ from messages import (
 )
 from model import Done, HistoryRefused, ScriptedModel, TextDelta
 from render import render
+from terminal_text import printable
 from tools import default_tools
 
 TOOLS = default_tools()

@@ -20,12 +20,12 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
-    printable,
     tool_result,
     user_text,
 )
 from model import Done, HistoryRefused, ScriptedModel, TextDelta, ToolCallEvent
 from model_registry import MODELS
+from terminal_text import printable
 from tools import Tool, default_tools
 
 STEP_DIR = Path(__file__).resolve().parent.parent

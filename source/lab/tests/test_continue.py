@@ -13,7 +13,8 @@ from conftest import RunMain, Saved, save_conversation
 # >> prod
 from harness import new_session
 
-from commands import INTERRUPTED, Chat, ModelChoice
+from commands import Chat, ModelChoice
+from interrupted_calls import INTERRUPTED
 
 # << prod
 from loop import run_turn

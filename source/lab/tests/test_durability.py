@@ -33,8 +33,9 @@ from harness import (
     with_tool_delay,
 )
 
-import main
-from commands import INTERRUPTED, Chat
+import turn
+from commands import Chat
+from interrupted_calls import INTERRUPTED, repair_interrupted_calls
 from loop import MessageEnd, run_turn
 from messages import tool_calls, user_text
 from model import ScriptedModel
@@ -77,7 +78,7 @@ def test_each_message_is_in_the_file_before_its_message_end_is_passed_on(tmp_pat
     chat = new_chat(tmp_path, "s")
     events = run_turn(ScriptedModel(), default_tools(), chat.messages, user_text("what is 12*8"))
     in_file = []
-    for event in main.saving_each_message(events, chat):
+    for event in turn.saving_each_message(events, chat):
         if isinstance(event, MessageEnd):
             in_file.append(len(entries_in(tmp_path)))
     assert in_file == [1, 2, 3, 4]  # the user's line, the call, the result, the answer
@@ -110,8 +111,8 @@ def test_repair_appends_one_error_result_per_unanswered_call(tmp_path: Path) -> 
     resumed = Session.open(session.path)
     chat = Chat(resumed.session, [], cursor=0)
     chat.follow(resumed.context)
-    assert chat.repair_interrupted_calls() == 1
-    assert chat.repair_interrupted_calls() == 0  # answered now: nothing more to do
+    assert repair_interrupted_calls(chat) == 1
+    assert repair_interrupted_calls(chat) == 0  # answered now: nothing more to do
     after = session.path.read_bytes()
     assert after.startswith(before)  # appended, never rewritten
     [entry] = [orjson.loads(line) for line in after[len(before) :].splitlines()]
@@ -257,7 +258,7 @@ def test_a_signal_during_a_tool_call_stops_the_call_not_the_history(
 def test_ctrl_c_during_a_tool_call_abandons_the_turn_and_the_run_goes_on(tmp_path: Path) -> None:
     """Ctrl-C in a turn ends the turn, not the run: the call is stopped (never run, never
     run again), answered as interrupted in the file, and the next line is a turn of its own."""
-    from commands import CANCELLED
+    from interrupted_calls import CANCELLED
 
     with running(tmp_path, command=counting_main(tmp_path), env=with_tool_delay(30)) as process:
         type_lines(process, "what is 12*8")

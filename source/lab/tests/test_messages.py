@@ -34,7 +34,6 @@ from messages import (
     history_problem,
     preview,
     # >> prod
-    printable,
     text_of,
     # << prod
     tool_calls,
@@ -48,6 +47,7 @@ from messages import (
 # >> prod
 from model import Done, HistoryRefused, ScriptedModel, TextDelta
 from render import render
+from terminal_text import printable
 from tools import default_tools
 
 TOOLS = default_tools()

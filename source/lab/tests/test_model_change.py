@@ -231,10 +231,10 @@ def test_a_model_change_label_fits_its_columns_whatever_the_name(name: str) -> N
     """Cut by characters, 34 CJK characters took 68 columns of a /tree line, and a cut could
     fall between a heart and its variation selector."""
     from entries import summarize
-    from messages import _fitting
+    from terminal_text import fitting
 
     text = summarize({"type": "model_change", "id": "e1", "parentId": None, "model": name}, 34).text
-    assert text.endswith("…") and _fitting(text, 34) == text
+    assert text.endswith("…") and fitting(text, 34) == text
     assert not text.removesuffix("…").endswith("❤")  # never half of a ❤️
 
 

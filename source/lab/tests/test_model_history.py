@@ -26,9 +26,6 @@ from messages import (
     ToolCallBlock,
     assistant_message,
     history_problem,
-    # >> prod
-    printable,
-    # << prod
     tool_result,
     user_text,
 )
@@ -36,6 +33,7 @@ from model import Done, HistoryRefused, ScriptedModel, TextDelta, ToolCallEvent
 
 # >> prod
 from model_registry import MODELS
+from terminal_text import printable
 
 # << prod
 from tools import Tool, default_tools

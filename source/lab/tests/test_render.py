@@ -15,9 +15,10 @@ import orjson
 import pytest
 
 from loop import LoopEvent, ToolResultEvent, TurnEnd, run_turn
-from messages import Message, assistant_message, printable, tool_result, user_text
+from messages import Message, assistant_message, tool_result, user_text
 from model import ScriptedModel, TextDelta, ToolCallEvent
 from render import CONTINUATION, describe, render
+from terminal_text import printable
 from tools import default_tools
 
 # Built from Unicode's own categories, not from the table printable uses: Cc is every C0 and C1

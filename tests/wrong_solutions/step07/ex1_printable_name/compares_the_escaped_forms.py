@@ -14,10 +14,11 @@ from pathlib import Path
 
 from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
-from messages import preview, printable
+from messages import preview
 from model import DEFAULT_MODEL
 from model_registry import MODELS
 from session import Session
+from terminal_text import printable
 
 EXPECTED_FAIL = "/name tax\\x1b[31m, /name tax\\\\x1b[31m: it wrote no session_info"
 

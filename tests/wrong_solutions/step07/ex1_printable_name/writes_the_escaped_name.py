@@ -14,10 +14,11 @@ from pathlib import Path
 
 from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
-from messages import preview, printable  # noqa: F401  (you will need them)
+from messages import preview  # noqa: F401  (you will need it)
 from model import DEFAULT_MODEL
 from model_registry import MODELS
 from session import Session
+from terminal_text import printable  # noqa: F401  (you will need it)
 
 EXPECTED_FAIL = "the file keeps the name as typed; /name"
 
