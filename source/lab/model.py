@@ -187,14 +187,17 @@ class ScriptedModel:
         only what came after it, and a second compaction loses what the first one summarised.
         """
         lines: list[str] = []
+        asked: dict[str, str] = {}  # each call's expression, by id: one pass, not one a result
         for message in messages:
+            for call in tool_calls(message):
+                asked[call["id"]] = value_text(call["arguments"].get("expression", "?"))
             text = " ".join(text_of(message).split())  # one line, whatever the message held
             if (earlier := summary_in(message)) is not None:
                 lines += earlier.splitlines()
             elif message["role"] == "user":
                 lines.append(f"- asked: {shortened(text, SUMMARY_WIDTH)}")
             elif message["role"] == "toolResult" and not message["isError"]:
-                expression = _expression_of_call(messages, message["toolCallId"])
+                expression = asked.get(message["toolCallId"], "?")
                 line = f"- {message['toolName']}({expression}) -> {text}"
                 lines.append(shortened(" ".join(line.split()), SUMMARY_WIDTH))  # one line
         return "\n".join(lines[-SUMMARY_LINES:])
