@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import closing
-from typing import Any
+from typing import Any, cast
 
 import openai
 import orjson
@@ -39,7 +39,7 @@ from openai_request import (
     chat_message,
     chat_tool,
     system_message,
-    transcript,
+    transcript_pieces,
 )
 from openai_stream import ChunkError, Reply
 from terminal_text import printable
@@ -48,6 +48,9 @@ from tools import Tool
 MAX_RETRIES = 1  # the SDK retries a 429, a 5xx or a dropped connection this many times, then fails
 TIMEOUT = openai.Timeout(60.0, connect=5.0)  # seconds: to connect, and between two chunks
 MAX_SUMMARY_CHARS = 16 * 1024  # what a summary may hold (summarize)
+# What one summary request may carry of the conversation: about 12,000 tokens, which any model
+# an agent would compact for takes with room to spare. A longer one goes in pieces.
+MAX_TRANSCRIPT_CHARS = 48_000
 _END = object()  # what `next` gives back when the stream has no chunk left
 
 
@@ -100,18 +103,32 @@ class OpenAIModel:
 
     def summarize(self, messages: Sequence[Message]) -> str:
         """A summary of `messages` written by the model itself, for /compact and --compact-at:
-        one request with no tools, whose whole text is the summary. An earlier summary among
+        a request with no tools, whose whole text is the summary. An earlier summary among
         `messages` is sent apart, to be carried forward (as the scripted models carry its
         lines over): the new summary is all the model will have of what came before.
 
-        Stop here: the summary is a reply like any other, and fails like one (the endpoint's
-        faults, the deadline, what the file cannot hold), as one ModelError, before anything
-        is written. It is bounded (MAX_SUMMARY_CHARS): a compaction that made the context
-        larger would defeat itself.
+        Stop here: a compaction is needed when the context is too long for the model, so the
+        conversation is never sent whole: at most MAX_TRANSCRIPT_CHARS a request. A longer one
+        is summarised a piece at a time, each request carrying forward the summary so far.
+        Each summary is a reply like any other, and fails like one (the endpoint's faults, the
+        deadline, what the file cannot hold), as one ModelError, before anything is written.
+        It is bounded (MAX_SUMMARY_CHARS): a compaction that made the context larger would
+        defeat itself.
         """
+        earlier = [summary for m in messages if (summary := summary_in(m)) is not None]
+        summary = earlier[-1] if earlier else None
+        said = [m for m in messages if summary_in(m) is None]
+        for piece in transcript_pieces(said, MAX_TRANSCRIPT_CHARS):
+            summary = self.summary_of(piece, summary)
+        return cast(str, summary)
+
+    def summary_of(self, conversation: str, earlier: str | None) -> str:
+        """One summary request: `conversation` (a piece of the transcript), after `earlier`."""
         reply = Reply(limit=MAX_SUMMARY_CHARS)
         try:
-            with closing(self.streamed(self.summary_request(messages), reply)) as texts:
+            with closing(
+                self.streamed(self.summary_request(conversation, earlier), reply)
+            ) as texts:
                 for _ in texts:
                     pass  # not shown: the line that says what was compacted is
             message = reply.finished(self.name)
@@ -178,17 +195,15 @@ class OpenAIModel:
             "stream_options": {"include_usage": True},
         }
 
-    def summary_request(self, messages: Sequence[Message]) -> dict[str, Any]:
+    def summary_request(self, conversation: str, earlier: str | None) -> dict[str, Any]:
         """What the endpoint is sent for a summary: the summariser's system message, then one
         user message holding the earlier summary (if any) and the conversation as text. As
         text, not as chat turns: the model reads a conversation to summarise instead of one to
         go on with, and no tool is offered, so no tool call needs its result."""
-        earlier = [summary for m in messages if (summary := summary_in(m)) is not None]
         parts = []
-        if earlier:
-            parts.append(f"<earlier-summary>\n{earlier[-1]}\n</earlier-summary>")
-        said = [m for m in messages if summary_in(m) is None]
-        parts.append(f"<conversation>\n{transcript(said)}\n</conversation>")
+        if earlier is not None:
+            parts.append(f"<earlier-summary>\n{earlier}\n</earlier-summary>")
+        parts.append(f"<conversation>\n{conversation}\n</conversation>")
         parts.append(SUMMARY_ASK)
         return {
             "model": self.api_model,

@@ -91,6 +91,19 @@ def chat_tool(tool: Tool) -> dict[str, Any]:
     }
 
 
+def transcript_pieces(messages: Sequence[Message], most: int) -> list[str]:
+    """The transcript in pieces of at most `most` characters, whole lines each: what one
+    summary request may carry. At least one piece, empty for no messages."""
+    pieces, piece, size = [], [], 0
+    for line in transcript(messages).splitlines():
+        if piece and size + 1 + len(line) > most:
+            pieces.append("\n".join(piece))
+            piece, size = [], 0
+        piece.append(line)
+        size += len(line) + (1 if size else 0)
+    return [*pieces, "\n".join(piece)]
+
+
 def transcript(messages: Sequence[Message]) -> str:
     """The messages as lines of text for a summariser to read, each cut to TRANSCRIPT_WIDTH:
     a tool result of megabytes is summarised by its start."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_endpoint import Server
+from fake_endpoint import Server, between
 from harness import type_lines
 from test_openai_model import (
     endpoint,
@@ -205,3 +205,28 @@ def test_what_is_sent_to_be_summarised_is_bounded_line_by_line() -> None:
     ).splitlines()
     assert lines[0] == "[user] a question on lines"
     assert len(lines) == 2 and len(lines[1]) == TRANSCRIPT_WIDTH and lines[1].endswith("…")
+
+
+def test_a_conversation_too_long_for_one_request_is_summarised_in_pieces(
+    tmp_path: Path, endpoint: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/compact is needed when a conversation is too long for the model, and it once sent the
+    whole transcript in one request, each message cut to 2,000 characters, the total unbounded.
+    Each request now carries at most MAX_TRANSCRIPT_CHARS of it, and the summary so far. (A
+    bound of 600 here, so that a few turns need several requests.)"""
+    import openai_model
+
+    monkeypatch.setattr(openai_model, "MAX_TRANSCRIPT_CHARS", 600)
+    typed = "".join(f"q{n} {'x' * 100}\n" for n in range(20)) + "/compact\n"
+    done = run_main(tmp_path, typed, "--model", "openai:good", env=environment(endpoint.base_url))
+    assert done.returncode == 0, done.stderr
+    asked = summary_requests(endpoint)
+    assert len(asked) >= 4  # about 2,600 characters of transcript, 600 at most a request
+    for body in asked:
+        conversation = between(body["messages"][1]["content"], "<conversation>\n", "\n</conv")
+        assert 0 < len(conversation) <= 600
+    assert "<earlier-summary>" not in asked[0]["messages"][1]["content"]
+    assert all("<earlier-summary>" in body["messages"][1]["content"] for body in asked[1:])
+    [compaction] = compactions(tmp_path)
+    # Every question the compaction covers is in its summary, however many pieces it took.
+    assert all(f"- asked: q{n} " in compaction["summary"] for n in range(19))
