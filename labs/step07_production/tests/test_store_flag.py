@@ -5,11 +5,12 @@ resumes the newest usable session of either kind through its own store (the lock
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 from conftest import RunMain
-from harness import in_use_line, read_until, running
+from harness import in_use_line, read_until, running, type_lines, with_tool_delay
 
 from session import Session
 from session_file import SessionFile
@@ -141,3 +142,32 @@ def test_a_garbage_sqlite_file_is_passed_over(tmp_path: Path, run_main: RunMain)
     warning = b"warning: .sessions/x.sqlite: not a session (not a SQLite database); passed over\n"
     assert done.stderr == warning
     assert b"The last result was 5 (2+3)." in done.stdout
+
+
+def test_a_tool_call_cut_short_in_a_sqlite_session_is_repaired(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    args = ("--store", "sqlite", "--fsync")
+    with running(tmp_path, *args, env=with_tool_delay(30)) as first:
+        type_lines(first, "what is 2+3")
+        read_until(first, b"[tool call]")  # its tool sleeping: the call is saved, or soon
+        deadline = time.monotonic() + 10
+        while (
+            not list((tmp_path / ".sessions").glob("*.sqlite"))
+            or len(stored(one(tmp_path / ".sessions", ".sqlite"))[1]) < 2
+        ):
+            assert time.monotonic() < deadline, "the tool call was not saved"
+            time.sleep(0.05)
+        first.kill()
+        first.communicate(timeout=10)
+    path = one(tmp_path / ".sessions", ".sqlite")
+    done = run_main("what is 1+1\n", "--continue", "--fsync", "--model", "scripted-v2")
+    assert done.returncode == 0
+    assert (
+        done.stderr
+        == (
+            f"warning: repaired 1 interrupted tool call in .sessions/{path.name} "
+            "(an error result each; not run again)\n"
+        ).encode()
+    )
+    assert b"model scripted-v2" in done.stdout and b"calc -> 2" in done.stdout
