@@ -23,7 +23,7 @@ try:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-    from arguments import chosen_model, folder_name, model_name  # noqa: E402
+    from arguments import add_options, chosen_model, converted, folder_name  # noqa: E402
     from commands import Chat, compact, is_command  # noqa: E402
     from loop import TooManyRounds  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
@@ -38,6 +38,7 @@ try:
         stop_signals_deferred,
         stop_signals_end_the_run,
     )
+    from stores import STORES, store_for  # noqa: E402
     from terminal import (  # noqa: E402
         InputError,
         OutputError,
@@ -71,7 +72,7 @@ def characters(text: str) -> int:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
+    parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL or SQLite.")
     parser.add_argument(
         "--continue",
         dest="continue_latest",
@@ -91,17 +92,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="N",
         help="compact first when a turn's context would be over N characters",
     )
-    parser.add_argument(
-        "--fsync",
-        action="store_true",
-        help="wait until the disk has each saved line (survives a power loss; slower)",
-    )
-    parser.add_argument(
-        "--model",
-        type=model_name,
-        metavar="NAME",
-        help=f"who answers: {', '.join(MODELS)} (default {DEFAULT_MODEL}), or openai:NAME",
-    )
+    add_options(parser)  # --fsync, --model, --store, --convert
     return parser.parse_args(argv)
 
 
@@ -136,6 +127,9 @@ def working_directory() -> str:
 
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
+    if args.convert is not None:  # no conversation: the copy, and one line
+        terminal.say(converted(args.convert, args.fsync))
+        return 0
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
     stdin = sys.stdin.buffer
@@ -235,7 +229,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         for unusable in latest.passed_over:
             warn(terminal, f"{unusable}; passed over")
         if latest.path is not None:
-            opened = Session.open(latest.path, lock=True, fsync=args.fsync)
+            store = store_for(latest.path)  # the file's own, whatever --store says
+            opened = Session.open(latest.path, lock=True, fsync=args.fsync, store=store)
             shown = latest.path
             if opened.skipped:
                 lines = "line" if opened.skipped == 1 else "lines"
@@ -267,6 +262,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         cwd=working_directory(),
         lock=True,  # taken when the first save creates the file
         fsync=args.fsync,
+        store=STORES[args.store],
     )
     chat = Chat(session, [], cursor=0)
     terminal.say(f"session file: {session.path} ({chosen_model(chat, args.model)})")

@@ -41,10 +41,10 @@ from session_file import (  # the names marked F401 are here for callers: errors
     encode,
     new_header,
     read_header,  # noqa: F401
-    read_lines,
 )
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
 from storage import SessionStorage, Store
+from stores import stored_lines
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ def read_session(path: Path | str) -> SessionReading:
     """Read a whole session file, skipping and counting what is not an entry. Refuses only a
     file that cannot be a session (UnusableSessionFile). Never writes."""
     entries = EntryIndex()
-    with read_lines(Path(path)) as lines:
+    with stored_lines(Path(path)) as lines:  # through its own store: a file, a database
         for batch in lines.batches:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry

@@ -79,7 +79,7 @@ try:
     # from render import counted, render  # noqa: E402
     # << 02 until prod
     # >> prod
-    from arguments import chosen_model, folder_name, model_name  # noqa: E402
+    from arguments import add_options, chosen_model, converted, folder_name  # noqa: E402
     from commands import Chat, compact, is_command  # noqa: E402
     from loop import TooManyRounds  # noqa: E402
     from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
@@ -103,6 +103,7 @@ try:
         stop_signals_deferred,
         stop_signals_end_the_run,
     )
+    from stores import STORES, store_for  # noqa: E402
 
     # << prod
     # >> 02 until prod
@@ -165,7 +166,12 @@ def characters(text: str) -> int:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
+    # >> 02 until prod
+    # parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL.")
+    # << 02 until prod
+    # >> prod
+    parser = ArgumentParser(description="Chat with a scripted model; saved as JSONL or SQLite.")
+    # << prod
     # >> 03
     parser.add_argument(
         "--continue",
@@ -195,17 +201,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     # << 06
     # >> prod
-    parser.add_argument(
-        "--fsync",
-        action="store_true",
-        help="wait until the disk has each saved line (survives a power loss; slower)",
-    )
-    parser.add_argument(
-        "--model",
-        type=model_name,
-        metavar="NAME",
-        help=f"who answers: {', '.join(MODELS)} (default {DEFAULT_MODEL}), or openai:NAME",
-    )
+    add_options(parser)  # --fsync, --model, --store, --convert
     # << prod
     return parser.parse_args(argv)
 
@@ -262,6 +258,9 @@ def run(args: argparse.Namespace, terminal: Terminal) -> int:
     #     raise UsageError(f"standard {'input' if sys.stdin is None else 'output'} is closed")
     # << 02 until prod
     # >> prod
+    if args.convert is not None:  # no conversation: the copy, and one line
+        terminal.say(converted(args.convert, args.fsync))
+        return 0
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")
     # << prod
@@ -476,7 +475,8 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
             # opened = Session.open(latest.path)
             # << 03 until prod
             # >> prod
-            opened = Session.open(latest.path, lock=True, fsync=args.fsync)
+            store = store_for(latest.path)  # the file's own, whatever --store says
+            opened = Session.open(latest.path, lock=True, fsync=args.fsync, store=store)
             # << prod
             shown = latest.path
             if opened.skipped:
@@ -530,6 +530,7 @@ def open_session(args: argparse.Namespace, terminal: Terminal) -> Chat:
         # >> prod
         lock=True,  # taken when the first save creates the file
         fsync=args.fsync,
+        store=STORES[args.store],
         # << prod
     )
     # >> 02 until 04

@@ -102,7 +102,9 @@ from session_file import (  # the names marked F401 are here for callers: errors
     encode,
     new_header,
     read_header,  # noqa: F401
-    read_lines,
+    # >> 03 until prod
+    # read_lines,
+    # << 03 until prod
     # >> 06 until prod
     # read_lines_from_the_end,
     # << 06 until prod
@@ -114,6 +116,7 @@ from session_file import (  # the names marked F401 are here for callers: errors
 # >> prod
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
 from storage import SessionStorage, Store
+from stores import stored_lines
 
 # << prod
 # << 03
@@ -462,7 +465,7 @@ def read_session(path: Path | str) -> SessionReading:
     # by_id = dict(entries)
     # << 03 until prod
     # >> prod
-    with read_lines(Path(path)) as lines:
+    with stored_lines(Path(path)) as lines:  # through its own store: a file, a database
         for batch in lines.batches:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry

@@ -30,7 +30,8 @@ from pathlib import Path
 # << 03 until prod
 # >> prod
 from entries import NotAnEntry, parse_entry
-from session_file import SessionError, UnusableSessionFile, read_lines
+from session_file import SessionError, UnusableSessionFile
+from stores import STORES, stored_lines
 
 # << prod
 
@@ -73,15 +74,16 @@ def find_latest_session(directory: Path | str) -> LatestSession:
 def holds_a_message(path: Path | str) -> bool:
     """True once a message entry is found: usually on the second line, so this is cheap. A
     compaction counts: its summary is a message the model is given."""
-    with read_lines(Path(path)) as lines:
-        for line in lines.lines():
-            if not isinstance(line, bytes):  # a line too long to read: no message to find
-                continue
-            try:
-                if parse_entry(line)["type"] in ("message", "compaction"):
-                    return True
-            except NotAnEntry:
-                continue
+    with stored_lines(Path(path)) as lines:  # through its own store: a file, a database
+        for batch in lines.batches:
+            for line in batch:
+                if not isinstance(line, bytes):  # a line too long to read: no message to find
+                    continue
+                try:
+                    if parse_entry(line)["type"] in ("message", "compaction"):
+                        return True
+                except NotAnEntry:
+                    continue
     return False
 
 
@@ -90,15 +92,16 @@ def holds_a_message(path: Path | str) -> bool:
 
 
 def list_session_files(directory: Path | str) -> list[Path]:
-    """Every `*.jsonl` name in `directory`, most recently modified first.
+    """Every `*.jsonl` and `*.sqlite` name in `directory`, most recently modified first.
 
-    Usable or not (a folder, a FIFO or a dangling link named *.jsonl included): that takes
-    opening them, and the caller names each one it passes over. A missing folder has none.
+    Usable or not (a folder, a FIFO or a dangling link so named included): that takes opening
+    them, and the caller names each one it passes over. A missing folder has none.
     """
     directory = Path(directory)
     try:
         with os.scandir(directory) as found:
-            names = [Path(item.path) for item in found if item.name.endswith(".jsonl")]
+            suffixes = tuple(store.suffix for store in STORES.values())
+            names = [Path(item.path) for item in found if item.name.endswith(suffixes)]
     except FileNotFoundError:
         return []
     except NotADirectoryError:
@@ -111,9 +114,12 @@ def list_session_files(directory: Path | str) -> list[Path]:
 
 
 def _modified_ns(path: Path) -> int:
-    """When a file was last written; for a dangling link, when the link was made."""
+    """When a file was last written; for a dangling link, when the link was made. A SQLite
+    session's last entries may still be in its -wal file, until a checkpoint copies them."""
     try:
-        return path.stat().st_mtime_ns
+        wal = Path(f"{path}-wal")
+        found = wal.stat().st_mtime_ns if path.name.endswith(".sqlite") and wal.exists() else 0
+        return max(path.stat().st_mtime_ns, found)
     except OSError:
         try:
             return path.lstat().st_mtime_ns
