@@ -45,8 +45,17 @@ demo: $(INSTALLED)
 # As root (a container, a CI image, a cloud notebook) Jupyter refuses to start unless told
 # that root is meant; where there is no browser to open, it prints the address instead of a
 # warning. LAB_ARGS passes more options (LAB_ARGS="--port 8890").
-lab: $(INSTALLED)
+# JupyterLab asks on first start whether to fetch Jupyter's news, over the first notebook; the
+# lab answers no for it (tools/jupyterlab/overrides.json, JupyterLab's own settings overrides,
+# in .venv): nothing is fetched from the web, and nothing covers the notebook.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_OVERRIDES): tools/jupyterlab/overrides.json $(INSTALLED)
+	@mkdir -p $(dir $@) && cp tools/jupyterlab/overrides.json $@
+
+lab: $(INSTALLED) $(LAB_OVERRIDES)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. \
+	  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	  --LabApp.default_url=/lab/tree/$(firstword $(NOTEBOOKS)) \
 	  $(if $(filter 0,$(shell id -u)),--ServerApp.allow_root=True) \
 	  $(if $(shell $(PY) -c 'import webbrowser; webbrowser.get()' 2>/dev/null || echo none),--no-browser) \
