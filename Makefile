@@ -16,7 +16,7 @@ help:
 	@echo "make check       ruff (lint, format), every step's tests, course-wide tests, notebooks, exercises"
 	@echo "make exercises   list the exercises;  make exercise ID=01.1  checks one"
 	@echo "make hint ID=01.1  one short hint for an exercise (before you read its solution)"
-	@echo "make bench       the production step at scale: a 100,000-entry session resumed, then compacted"
+	@echo "make bench       the production step at scale: 100,000 entries resumed, then compacted, JSONL beside SQLite"
 	@echo "make steps       cut labs/ from source/ after an edit there (never edit labs/)"
 	@echo "make test-source the production step's tests, on source/lab/ where it is edited"
 	@echo "make notebooks   re-execute every notebook in place (fresh, in order) after a change"

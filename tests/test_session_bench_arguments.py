@@ -103,3 +103,66 @@ def test_bench_help_is_help_not_a_run(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.startswith(b"usage: bench.py")
     assert b"generating" not in done.stdout
+
+
+def test_bench_prints_the_cost_of_fsync_in_both_stores(tmp_path: Path) -> None:
+    """--sqlite: the same appends in the SQLite store too, in the same folder. Figures only."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--fsync-cost", "--sqlite", "--appends", "5", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = orjson.loads(done.stdout)
+    assert set(figures) == {"appends", "plain_seconds", "fsync_seconds", "ratio", "sqlite"}
+    assert set(figures["sqlite"]) == {
+        "plain_seconds", "fsync_seconds", "ratio", "plain_over_jsonl", "fsync_over_jsonl"
+    }  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_sqlite_session_resumes_to_the_same_conversation(tmp_path: Path) -> None:
+    """--sqlite measures a database holding the file's entries: the same messages come back."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--entries", "300", "--sqlite", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = orjson.loads(done.stdout)
+    sqlite = figures["sqlite"]
+    assert sqlite["resume"]["messages"] == figures["messages_on_path"]
+    assert sqlite["compacted"]["messages"] == figures["compacted"]["production"]["messages"]
+    assert sqlite["file_mib"] > 0 and sqlite["compacted_over_jsonl_resume"] > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_bench_prints_both_stores_beside_the_targets(tmp_path: Path) -> None:
+    """The shape of the side-by-side table, not its figures: met or not is the run's."""
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "bench.py"), "--entries", "300"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    table = lines[lines.index("the two stores side by side: the same entries, byte for byte") :]
+    for start in ("append, without fsync ", "append, with fsync "):
+        [line] = [line for line in table if line.strip().startswith(start)]
+        assert line.endswith(("target at most 2x: met", "target at most 2x: not met")), line
+    [line] = [line for line in table if "compacted resume / JSONL's full resume" in line]
+    assert line.endswith(("(target at most 0.02x: met)", "(target at most 0.02x: not met)"))
+    assert any(line.strip().startswith("resume, 300 entries") for line in table)
+    assert any(line.strip().startswith("size on disk") for line in table)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_bench_refuses_a_session_too_small_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "bench.py"), "--entries", "1"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: the production step's benchmark: ") and "--entries" in line

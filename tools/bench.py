@@ -4,6 +4,11 @@
   branches, resumed, against the floor of parsing every line with orjson, and peak memory
   against the file; then the same session compacted, resumed by step 05, step 06 and the
   production step;
+- the production step's two stores side by side, on the same entries (the session converted
+  to SQLite, byte for byte): an append without and with fsync (median of 200, in the current
+  folder, where `.sessions` would be), the resumes above, and the size on disk, each beside the
+  targets of issue 38 (SQLite's append at most 2x the file's at the same durability; its
+  compacted resume at most 0.02x the file's full resume), met or not in this run;
 - step 01's append costs at 100 and 10,000 messages: what one more message costs a snapshot
   (rewrite everything) and a ledger (append a line), the choice everything else builds on.
 
@@ -48,19 +53,67 @@ def figures_of(command: list[str], what: str) -> object:
     return json.loads(done.stdout)
 
 
+def met(ratio: float, most: float) -> str:
+    return f"target at most {most:g}x: {'met' if ratio <= most else 'not met'}"
+
+
+def print_stores(resume: dict, stored: dict) -> None:
+    """JSONL and SQLite, side by side: the same entries, the same appends, in this run."""
+    database, appended = resume["sqlite"], stored["sqlite"]
+    print("\nthe two stores side by side: the same entries, byte for byte")
+    print(f"  {'':36}{'JSONL':>12}{'SQLite':>12}{'SQLite/JSONL':>14}")
+    for name, what in [("plain", "append, without fsync"), ("fsync", "append, with fsync")]:
+        jsonl, sqlite = stored[f"{name}_seconds"] * 1e3, appended[f"{name}_seconds"] * 1e3
+        ratio = appended[f"{name}_over_jsonl"]
+        print(f"  {what:36}{jsonl:>9.3f} ms{sqlite:>9.3f} ms{ratio:>13.2f}x  {met(ratio, 2)}")
+    print(f"    (median of {stored['appends']} appends of a 1.2 kB message, in {Path.cwd()})")
+    full, compacted = database["resume"], database["compacted"]
+    production = resume["compacted"]["production"]
+    measured = [  # what, JSONL's, SQLite's, and whether it is a time (else MiB)
+        (f"resume, {resume['entries']:,} entries", resume["resume_seconds"], full["seconds"], 1),
+        ("  peak memory", resume["resume_peak_mib"], full["peak_mib"], 0),
+        ("resume, compacted", production["seconds"], compacted["seconds"], 1),
+        ("  peak memory", production["peak_mib"], compacted["peak_mib"], 0),
+        ("size on disk (SQLite: and its -wal)", resume["file_mib"], database["file_mib"], 0),
+    ]
+    for what, jsonl, sqlite, timed in measured:
+        cells = (
+            f"{jsonl:>11.3f}s{sqlite:>11.3f}s" if timed else f"{jsonl:>8.0f} MiB{sqlite:>8.0f} MiB"
+        )
+        print(f"  {what:36}{cells}{sqlite / jsonl:>13.2f}x")
+    floor, over = resume["floor_seconds"], database["resume_over_floor"]
+    print(
+        f"  floor, orjson on every line of the file: {floor:.3f}s; resume / floor: "
+        f"JSONL {resume['resume_over_floor']:.2f}x, SQLite {over:.2f}x"
+    )
+    ratio = database["compacted_over_jsonl_resume"]
+    print(f"  SQLite's compacted resume / JSONL's full resume: {ratio:.4f}x ({met(ratio, 0.02)})")
+
+
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args(argv)  # --help
-    print("the production step: generating and resuming a 100,000-entry session...", flush=True)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--entries", type=int, default=100_000, help="the session's size (quicker: 20000)"
+    )
+    args = parser.parse_args(argv)  # --help: help, not a run
+    tool = [sys.executable, str(LAB_ROOT / "tools" / "session_bench.py")]
+    print(
+        f"the production step: generating and resuming a {args.entries:,}-entry session...",
+        flush=True,
+    )
     try:
         resume = figures_of(
-            [sys.executable, str(LAB_ROOT / "tools" / "session_bench.py"), "--json"],
+            [*tool, "--json", "--sqlite", "--entries", str(args.entries)],
             "the production step's benchmark",
+        )
+        stored = figures_of(
+            [*tool, "--fsync-cost", "--sqlite", "--json"], "the two stores' append costs"
         )
         appends = figures_of([sys.executable, "-c", STEP01_SCRIPT], "step 01's append costs")
     except StepFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1
-    assert isinstance(resume, dict) and isinstance(appends, list)
+    assert isinstance(resume, dict) and isinstance(stored, dict) and isinstance(appends, list)
 
     print(f"\nresume ({resume['entries']:,} entries, {resume['file_mib']:.0f} MiB file)")
     print(f"  {'':34}{'time':>9}{'peak memory':>14}")
@@ -83,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         f"  step 06 / step 05: {step06:.3f}x, production / step 05: {production:.3f}x "
         "(target at most 0.1x, in at most 100 MiB)"
     )
+    print_stores(resume, stored)
 
     print("\nstep 01: one more message, when the history already holds N")
     print(f"  {'store':16}" + "".join(f"{f'N={size:,}':>22}" for size in SIZES))

@@ -1,8 +1,9 @@
 """Does the production step's session tree hold at scale?
 
-    python tools/session_bench.py [--entries N] [--json]
+    python tools/session_bench.py [--entries N] [--sqlite] [--json]
 
-(And what does --fsync cost? python tools/session_bench.py --fsync-cost [--appends N] [--dir DIR])
+(And what does --fsync cost? python tools/session_bench.py --fsync-cost [--appends N] [--dir DIR]
+[--sqlite])
 
 A tool of the lab's, not a part of the step: it measures it, with the step folder on its
 path, and `make bench` runs it.
@@ -23,19 +24,30 @@ dozen entries), then measures, each in a fresh process so that peak memory is it
   to resume and the peak memory of step 05 (which reads it all), of the compaction step
   (which reads from the end) and of the production step.
 
+With `--sqlite`, the same session in the production step's SQLite store too: converted from the
+file as `main.py --convert` does (the header and every entry line, byte for byte), before the
+leaf moves; the lines the file gains after it (the moves, the compaction and its turn) appended
+to the database as they are, through the store's own `append`; then both read back and compared,
+line for line. Measured the same way, each in a fresh process: its resume (time and peak memory),
+its resume once compacted, and its size on disk (the database and its -wal).
+
 Targets the lab sets itself: resume at most 1.2x the floor, peak memory at most 3x the file;
-with the compaction, a resume at most a tenth of step 05's, in at most 100 MiB.
+with the compaction, a resume at most a tenth of step 05's, in at most 100 MiB; the SQLite
+store's compacted resume at most 0.02x the file's full resume.
 Timings vary from run to run and machine to machine; this prints figures, it asserts nothing.
 
 `--fsync-cost` times N appends of a message (1.2 kB) to a new session in DIR (default: the
 current folder, where `.sessions` would be: /tmp is often in memory, where fsync costs
-nothing), without fsync and with it, and prints the time per append of each.
+nothing), without fsync and with it, and prints the time per append of each. With `--sqlite`,
+the SQLite store's appends too, in the same folder (`fsync`: synchronous=FULL, else NORMAL):
+target, at most 2x the file's at the same durability.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import resource
@@ -110,14 +122,27 @@ def compact(path: Path) -> None:
     session.append_message(assistant_message(f"after the compaction {TEXT}"))
 
 
-def fsync_cost(folder: Path, appends: int = 200) -> dict[str, float]:
+def production_store(name: str):  # a storage.Store, of the production step
+    """The production step's store of that `--store` name: imported only where it is needed,
+    since a child measuring an earlier step has no stores module."""
+    from stores import STORES
+
+    return STORES[name]
+
+
+def fsync_cost(folder: Path, appends: int = 200, store: str = "jsonl") -> dict[str, float]:
     """Seconds per append (the median), without fsync and with it, each in a new session
-    in `folder`. The first append, which creates the file, is left out of both."""
+    in `folder`, kept in `store`. The first append, which creates it, is left out of both."""
     figures: dict[str, float] = {"appends": appends}
     for name, fsync in [("plain", False), ("fsync", True)]:
         with tempfile.TemporaryDirectory(dir=folder) as scratch:
             session = Session.create(
-                scratch, session_id=name, created_at="2026-01-01T00:00:00Z", cwd="/", fsync=fsync
+                scratch,
+                session_id=name,
+                created_at="2026-01-01T00:00:00Z",
+                cwd="/",
+                fsync=fsync,
+                store=production_store(store),
             )
             session.append_message(user_text("first"))
             times = []
@@ -130,8 +155,16 @@ def fsync_cost(folder: Path, appends: int = 200) -> dict[str, float]:
     return figures
 
 
-def print_fsync_cost(folder: Path, appends: int, as_json: bool) -> None:
-    figures = fsync_cost(folder, appends)
+def print_fsync_cost(folder: Path, appends: int, as_json: bool, sqlite: bool = False) -> None:
+    figures: dict = fsync_cost(folder, appends)
+    if sqlite:  # the same appends, in the same folder, kept in the other store
+        other = fsync_cost(folder, appends, "sqlite")
+        figures["sqlite"] = {name: other[name] for name in ("plain_seconds", "fsync_seconds")}
+        figures["sqlite"]["ratio"] = other["ratio"]
+        for name in ("plain", "fsync"):
+            figures["sqlite"][f"{name}_over_jsonl"] = (
+                other[f"{name}_seconds"] / figures[f"{name}_seconds"]
+            )
     if as_json:
         print(json.dumps(figures))
         return
@@ -140,6 +173,13 @@ def print_fsync_cost(folder: Path, appends: int, as_json: bool) -> None:
     print(f"  without fsync: {plain:.3f} ms  (the kernel has the line: a crash loses nothing)")
     print(f"  with fsync:    {synced:.3f} ms  (the disk has it: so does a power loss)")
     print(f"  fsync makes an append {figures['ratio']:.0f}x slower here")
+    if sqlite:
+        other = figures["sqlite"]
+        print("the SQLite store, the same appends in the same folder:")
+        for name, what in [("plain", "synchronous=NORMAL"), ("fsync", "synchronous=FULL")]:
+            seconds, over = other[f"{name}_seconds"] * 1e3, other[f"{name}_over_jsonl"]
+            shown = f"{'without fsync:' if name == 'plain' else 'with fsync:':15}{seconds:.3f} ms"
+            print(f"  {shown}  ({what}): {over:.2f}x the file's (target at most 2x)")
 
 
 def peak_mib() -> float:
@@ -208,17 +248,55 @@ def measure_resume(path: Path) -> dict[str, float]:
     }
 
 
+def open_session(path: Path):  # a Resumed, of this process's step
+    """`Session.open` through the store the name says: a database only in the production step."""
+    if path.suffix == ".sqlite":
+        return Session.open(path, store=production_store("sqlite"))
+    return Session.open(path)
+
+
 def measure_open(path: Path) -> dict[str, float]:
     """`Session.open` of this process's step, best of three, and its peak memory."""
     times = []
     for _ in range(3):
         gc.collect()
         started = time.perf_counter()
-        resumed = Session.open(path)
+        resumed = open_session(path)
         times.append(time.perf_counter() - started)
         messages = len(resumed.context.messages)
         del resumed
     return {"seconds": min(times), "peak_mib": peak_mib(), "messages": messages}
+
+
+def size_on_disk_mib(path: Path) -> float:
+    """The session's bytes on disk: a file, or a database and its -wal (if SQLite kept one)."""
+    parts = [path, Path(f"{path}-wal")] if path.suffix == ".sqlite" else [path]
+    return sum(part.stat().st_size for part in parts if part.exists()) / 2**20
+
+
+def append_lines_since(jsonl: Path, offset: int, database: Path) -> None:
+    """Append to the database the lines the file gained past `offset`, as they are, through
+    the SQLite store's own append (one transaction each, as a run's)."""
+    storage = production_store("sqlite").existing(database, lock=True)
+    try:
+        with jsonl.open("rb") as file:
+            file.seek(offset)
+            for line in file:
+                storage.append(line)
+    finally:
+        storage.close()
+
+
+def same_entries(jsonl: Path, database: Path) -> bool:
+    """Whether the two sessions hold the same header and entry lines, byte for byte."""
+    from stores import stored_lines
+
+    with stored_lines(jsonl) as file, stored_lines(database) as rows:
+        if file.header != rows.header:
+            return False
+        lines = (line for batch in file.batches for line in batch)
+        kept = (line for batch in rows.batches for line in batch)
+        return all(a == b for a, b in itertools.zip_longest(lines, kept))
 
 
 class MeasureFailed(Exception):
@@ -275,6 +353,9 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
+        "--sqlite", action="store_true", help="the same session (or appends) in SQLite too"
+    )
+    parser.add_argument(
         "--fsync-cost", action="store_true", help="time an append without and with fsync"
     )
     parser.add_argument("--appends", type=at_least(1), default=200, help="with --fsync-cost")
@@ -288,7 +369,7 @@ def main() -> None:
         return
     if args.fsync_cost:
         try:
-            print_fsync_cost(args.dir, args.appends, args.json)
+            print_fsync_cost(args.dir, args.appends, args.json, args.sqlite)
         except (OSError, SessionError) as error:  # a folder this user may not write in
             parser.exit(1, f"{parser.prog}: error: cannot time appends in {args.dir}: {error}\n")
         return
@@ -300,12 +381,28 @@ def main() -> None:
             generate(path, args.entries)
             generated = time.perf_counter() - started
             size_mib = path.stat().st_size / 2**20
+            if args.sqlite:  # the same entries, before the resume below moves the leaf
+                from stores import convert
+
+                started = time.perf_counter()
+                database = convert(path)
+                converted = time.perf_counter() - started
+                converted_at = path.stat().st_size
+                sqlite = {"file_mib": size_on_disk_mib(database), "convert_seconds": converted}
             floor = in_fresh_process("floor", path)
+            if args.sqlite:
+                sqlite["resume"] = in_fresh_process("open", database)
             resume = in_fresh_process("resume", path)
             compact(path)
             compacted = {
                 name: in_fresh_process("open", path, step) for name, step in COMPARED.items()
             }
+            if args.sqlite:  # the moves, the compaction and its turn, as the file has them
+                append_lines_since(path, converted_at, database)
+                if not same_entries(path, database):
+                    raise MeasureFailed("the SQLite session does not hold the file's entries")
+                sqlite["compacted_file_mib"] = size_on_disk_mib(database)
+                sqlite["compacted"] = in_fresh_process("open", database)
     except (OSError, SessionError, MeasureFailed) as error:  # a full temporary folder, say
         shown = error.strerror if isinstance(error, OSError) and error.strerror else error
         where = f"the temporary folder, {tempfile.gettempdir()}"
@@ -332,6 +429,11 @@ def main() -> None:
         "compacted_step06_over_step05": compacted["step 06 (from the end)"]["seconds"]
         / compacted["step 05 (reads it all)"]["seconds"],
     }
+    if args.sqlite:  # the same session in the SQLite store: its figures beside the file's
+        sqlite["resume_over_floor"] = sqlite["resume"]["seconds"] / floor["seconds"]
+        sqlite["resume_over_jsonl"] = sqlite["resume"]["seconds"] / resume["seconds"]
+        sqlite["compacted_over_jsonl_resume"] = sqlite["compacted"]["seconds"] / resume["seconds"]
+        figures["sqlite"] = sqlite
     if args.json:
         print(json.dumps(figures))
         return
@@ -359,6 +461,25 @@ def main() -> None:
         print(
             f"{name}: {ratio:.3f}x step 05's time (target at most 0.1x), {peak:.0f} MiB peak "
             "(target at most 100 MiB)"
+        )
+    if args.sqlite:
+        full, short = sqlite["resume"], sqlite["compacted"]
+        print(
+            f"\nthe same session in SQLite: {sqlite['file_mib']:.0f} MiB (database and -wal), "
+            f"converted in {sqlite['convert_seconds']:.1f} s"
+        )
+        print(f"{'':24}{'time':>10}{'peak memory':>14}{'messages':>10}")
+        row = f"{full['seconds']:>9.3f}s{full['peak_mib']:>10.0f} MiB{full['messages']:>10,}"
+        print(f"{'resume':24}{row}")
+        row = f"{short['seconds']:>9.3f}s{short['peak_mib']:>10.0f} MiB{short['messages']:>10,}"
+        print(f"{'resume, compacted':24}{row}")
+        print(
+            f"resume / floor: {sqlite['resume_over_floor']:.2f}x, "
+            f"/ the file's resume: {sqlite['resume_over_jsonl']:.2f}x"
+        )
+        print(
+            f"compacted resume / the file's full resume: "
+            f"{sqlite['compacted_over_jsonl_resume']:.4f}x (target at most 0.02x)"
         )
 
 
