@@ -33,8 +33,9 @@ def test_no_cell_stored_an_error(notebook: Path) -> None:
     assert not errors, errors
 
 
-# A step's notebook carries its number (the crash lab, 07, is the production step's); an
-# appendix (08_appendix, on the production step's code) has no step of its own and no exercises.
+# A step's notebook carries its number (the crash lab, 07, is the production step's); a
+# notebook after it (08_why_not_a_database, 09_appendix: the production step's code) has no step
+# of its own and no exercises.
 STEP_NOTEBOOKS = [n for n in NOTEBOOKS if any(s.name[4:6] == n.name[:2] for s in STEPS)]
 
 
