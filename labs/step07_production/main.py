@@ -128,7 +128,12 @@ def working_directory() -> str:
 
 def run(args: argparse.Namespace, terminal: Terminal) -> int:
     if args.convert is not None:  # no conversation: the copy, and one line
-        terminal.say(converted(args.convert, args.fsync))
+        stop_signals_end_the_run()
+        try:
+            terminal.say(converted(args.convert, args.fsync))
+        except Stopped as stopped:  # the copy cut short is removed on the way out
+            to_stderr(f"warning: {stopped.line()}: nothing was converted")
+            return stopped.status
         return 0
     if sys.stdin is None:  # closed (main.py <&-): there is nothing to read a line from
         raise UsageError("standard input is closed")

@@ -21,31 +21,14 @@ from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from folder_checks import check_creatable, fsync_folder
+from folder_checks import check_creatable, check_no_companions, companions, fsync_folder
 from session_file import PRIVATE_FILE, _make_folder
 from session_format import SessionError, SessionHeader, UnusableSessionFile, encode
 from session_header import MAX_HEADER_BYTES, parse_header
 from session_lock import hold_lock, lock_file, unlock
 from session_reader import MAX_ENTRY_BYTES, Line, TooLong, open_for_reading, parse_json
+from sqlite_schema import HEADER, KEPT_ROW, NEW_COMPACTION, ROWS, SCHEMA, STATE
 
-# The schema, made by the first append's transaction. `seq` is a JSONL line's place in the
-# file; type, id and parent are read from the line, so the state row needs no read back.
-SCHEMA = """
-CREATE TABLE header (one INTEGER PRIMARY KEY CHECK (one = 1), line BLOB NOT NULL);
-CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT, id TEXT, parent TEXT,
-                      line BLOB NOT NULL);
-CREATE INDEX entries_by_id ON entries (id);
-CREATE TABLE state (one INTEGER PRIMARY KEY CHECK (one = 1), leaf TEXT, compaction TEXT,
-                    first_kept TEXT, kept_from INTEGER NOT NULL DEFAULT 1);
-INSERT INTO state (one) VALUES (1)"""
-# The rows after a seq, as bytes; a row over MAX_ENTRY_BYTES as its first bytes (TooLong):
-# no row is held whole that the JSONL reader would not hold either.
-_ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
-THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
-_KEPT_ROW = "SELECT max(seq) FROM entries WHERE id = ? AND type = 'message' AND seq < ?"
-_NEW_COMPACTION = "UPDATE state SET compaction = ?, first_kept = ?, kept_from = ?"
-_HEADER = "SELECT CAST(substr(line, 1, :max) AS BLOB), length(line) > :max FROM header"
-_STATE = "SELECT (SELECT min(seq) FROM entries), kept_from FROM state"
 _HEAD_BYTES = 4096  # what is kept of a row too long to read: the id is at its start
 _FETCH = 64  # rows fetched at a time
 _BATCH_BYTES = 4 * 1024 * 1024  # a batch is handed over once it holds this much
@@ -121,15 +104,18 @@ class SqliteStore:
             db = self._connection()
             db.execute("BEGIN")
             header = self._checked_header(db)
-            first, kept_from = db.execute(_STATE).fetchone() or (None, None)
+            first, kept_from = db.execute(STATE).fetchone() or (None, None)
             if kept_from is None:  # a database of this shape whose state row is lost
                 raise UnusableSessionFile(self.path, "not a session (no state row)")
+            if type(kept_from) is not int or not 1 <= kept_from < 2**62:  # a hand-edited row
+                raise UnusableSessionFile(self.path, "not a session (its state row is damaged)")
             start = kept_from if resume else 1
             self._seen = max(self._seen or 0, start - 1)
             rows = self._rows_after(db, start - 1)
             yield StoredRows(header, rows, start <= (first or 1))
         except sqlite3.Error as error:
-            if error.sqlite_errorname in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+            # Another schema (SQLITE_ERROR: no such table or column) is no session either.
+            if error.sqlite_errorname in ("SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_ERROR"):
                 raise UnusableSessionFile(self.path, f"not a session ({error})") from None
             raise SessionError(f"cannot read {self.path}: {error}") from None
         finally:
@@ -184,9 +170,9 @@ class SqliteStore:
             db.execute("UPDATE state SET leaf = coalesce(?, leaf)", (key,))
             if kind == "compaction":  # where a resume starts: as kept_part finds it in a file
                 named = kept if isinstance(kept, str) else None  # the last message so named
-                found = db.execute(_KEPT_ROW, (named, seq)).fetchone()[0] or 1  # (1: all)
+                found = db.execute(KEPT_ROW, (named, seq)).fetchone()[0] or 1  # (1: all)
                 start = seq if kept is None else found  # None: it keeps nothing before itself
-                db.execute(_NEW_COMPACTION, (key, named, start))
+                db.execute(NEW_COMPACTION, (key, named, start))
             db.execute("COMMIT")
         except BaseException:  # a failed statement, or a signal: nothing of it is kept
             if db.in_transaction:
@@ -200,6 +186,7 @@ class SqliteStore:
         -shm files it makes the database's own mode, so they are private from their first
         byte, whatever the umask. O_EXCL: an existing file is never taken over."""
         _make_folder(self.path.parent)
+        check_no_companions(self.path)
         flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
         try:
             fd = os.open(self.path, flags, PRIVATE_FILE)
@@ -224,7 +211,7 @@ class SqliteStore:
         """Undo the making of a database whose first append failed: this run's own (O_EXCL),
         and left behind it would hold no session, for every later `--continue` to name."""
         self.close()
-        for made in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+        for made in (self.path, *companions(self.path)):
             with suppress(OSError):
                 os.unlink(made)
 
@@ -262,7 +249,7 @@ class SqliteStore:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         row = None
         if {"header", "entries", "state"} <= tables:
-            row = db.execute(_HEADER, {"max": MAX_HEADER_BYTES}).fetchone()
+            row = db.execute(HEADER, {"max": MAX_HEADER_BYTES}).fetchone()
         if row is None or row[0] is None:
             raise UnusableSessionFile(self.path, "not a session (no header row)")
         line, cut = row  # a row over MAX_HEADER_BYTES is given cut, and named so
@@ -272,7 +259,7 @@ class SqliteStore:
         """The rows past `after`, as lines, a batch at a time (fetchmany): a batch holds at
         most about _BATCH_BYTES and _FETCH rows more, however long the session."""
         bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "after": after}
-        with closing(db.execute(_ROWS, bounds)) as rows:
+        with closing(db.execute(ROWS, bounds)) as rows:
             batch: list[Line] = []
             size = 0
             while fetched := rows.fetchmany(_FETCH):

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from folder_checks import fsync_folder
+from folder_checks import check_no_companions, companions, fsync_folder
 from session_file import SessionFile
-from session_format import SessionError, UnusableSessionFile
+from session_format import SessionError, SessionInUse, UnusableSessionFile
 from session_reader import TooLong
 from sqlite_store import SqliteStore
 from storage import Store, StoredLines
@@ -56,7 +56,12 @@ def convert(path: Path, *, fsync: bool = False) -> Path:
     if os.path.lexists(target):
         raise SessionError(f"will not overwrite {target}")
     partial = target.with_name(f"{target.name}.partial")
-    reader = source.existing(path, lock=True)
+    try:
+        reader = source.existing(path, lock=True)
+    except SessionInUse:  # its own words name --continue, which is not what was asked
+        raise SessionError(
+            f"{path} is in use by another run; convert it once that run ends"
+        ) from None
     try:
         _remove(partial)  # a conversion of this session cut short before: the lock is ours
         with reader.reading() as lines:
@@ -73,6 +78,7 @@ def convert(path: Path, *, fsync: bool = False) -> Path:
                 writer.close()  # SQLite: its WAL is written into the database, and removed
         if not writer.exists:
             raise SessionError(f"nothing to convert: {path} holds no entry")
+        check_no_companions(target)
         try:
             os.link(partial, target)
         except FileExistsError:
@@ -89,6 +95,6 @@ def convert(path: Path, *, fsync: bool = False) -> Path:
 
 def _remove(partial: Path) -> None:
     """A partial copy, and the files SQLite keeps beside it."""
-    for made in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
+    for made in (partial, *companions(partial)):
         with suppress(OSError):
             os.unlink(made)

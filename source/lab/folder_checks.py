@@ -54,3 +54,17 @@ def fsync_folder(folder: Path) -> None:
             raise
     finally:
         os.close(fd)
+
+
+def companions(path: Path) -> tuple[Path, Path]:
+    """The files SQLite keeps beside a database: its write-ahead log and its shared memory."""
+    return Path(f"{path}-wal"), Path(f"{path}-shm")
+
+
+def check_no_companions(path: Path) -> None:
+    """Refuse to make a database where an earlier one's -wal or -shm is left: SQLite would
+    read that log into the new database as its own (a conversion once took another session's
+    entries so, and said it had copied this one)."""
+    for left in companions(path):
+        if os.path.lexists(left):
+            raise SessionError(f"{left} is left from an earlier database; move it away first")

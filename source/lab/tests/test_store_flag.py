@@ -172,3 +172,102 @@ def test_a_tool_call_cut_short_in_a_sqlite_session_is_repaired(
         ).encode()
     )
     assert b"model scripted-v2" in done.stdout and b"calc -> 2" in done.stdout
+
+
+# --- What a hostile review found (each test failed before its fix) --------------------------
+
+
+def test_a_conversion_refuses_a_wal_left_beside_its_target(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """An earlier database's -wal left where the copy goes: SQLite read it into the new
+    database as its own, and the copy held another conversation while saying it converted
+    this one. Now nothing is made, in one line."""
+    import sqlite3
+
+    assert run_main("what is 7*6\n").returncode == 0
+    source = one(tmp_path / ".sessions", ".jsonl")
+    assert run_main("", "--convert", str(source)).returncode == 0
+    target = source.with_suffix(".sqlite")
+    db = sqlite3.connect(target)  # an earlier run of that database, its log not yet checkpointed
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute("UPDATE entries SET line = CAST('{}' AS BLOB) WHERE seq = 1")
+    db.commit()
+    stale = Path(f"{target}-wal").read_bytes()
+    db.close()
+    target.unlink()
+    Path(f"{target}-wal").write_bytes(stale)  # the database gone, its log left behind
+    done = run_main("", "--convert", str(source))
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.decode().splitlines()
+    assert line.startswith("error: ") and "left from an earlier database" in line, line
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE state SET kept_from = 'abc'",  # TypeError, once
+        "UPDATE state SET kept_from = -9223372036854775808",  # OverflowError, once
+        "DROP TABLE entries; CREATE TABLE entries (b)",  # 'no such column', an error, once
+    ],
+)
+def test_a_database_of_another_shape_is_passed_over_with_a_warning(
+    tmp_path: Path, run_main: RunMain, damage: str
+) -> None:
+    import sqlite3
+
+    assert run_main("what is 7*6\n", "--store", "sqlite").returncode == 0
+    older = one(tmp_path / ".sessions", ".sqlite")
+    newer = older.with_name("z" + older.name)
+    newer.write_bytes(older.read_bytes())
+    with sqlite3.connect(newer) as db:
+        db.executescript(damage)
+    os.utime(newer, (time.time() + 5, time.time() + 5))  # the newest: tried first
+    done = run_main("what was the result\n", "--continue")
+    assert done.returncode == 0, done.stderr
+    (warning,) = done.stderr.decode().splitlines()
+    assert warning.startswith("warning: ") and newer.name in warning and "passed over" in warning
+    assert b"The last result was 42 (7*6)." in done.stdout  # the older session, resumed
+
+
+def test_a_stop_signal_during_a_conversion_is_one_line_and_leaves_nothing(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    """SIGTERM while a session is converted ended the run with no word, and left a partial
+    copy beside it."""
+    import signal
+
+    assert run_main("what is 7*6\n").returncode == 0
+    source = one(tmp_path / ".sessions", ".jsonl")
+    slow = "import sqlite_store, time\n" + (
+        "_append = sqlite_store.SqliteStore.append\n"
+        "def append(self, line):\n"
+        "    print('copying', flush=True); time.sleep(30); _append(self, line)\n"
+        "sqlite_store.SqliteStore.append = append"
+    )
+    from harness import main_patched
+
+    with running(tmp_path, "--convert", str(source), command=main_patched(slow)) as process:
+        read_until(process, b"copying")
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=10)
+    assert process.returncode == 143
+    assert err.decode().splitlines() == ["warning: terminated: nothing was converted"]
+    assert sorted(p.name for p in source.parent.iterdir()) == [source.name]
+
+
+def test_a_conversion_of_a_session_in_use_says_so_in_its_own_words(
+    tmp_path: Path, run_main: RunMain
+) -> None:
+    assert run_main("what is 7*6\n").returncode == 0
+    source = one(tmp_path / ".sessions", ".jsonl")
+    holder = SessionFile.existing(source, lock=True)  # a run writing it, as far as flock knows
+    try:
+        done = run_main("", "--convert", str(source))
+    finally:
+        holder.close()
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines() == [
+        f"error: {source} is in use by another run; convert it once that run ends"
+    ]

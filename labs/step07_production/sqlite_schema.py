@@ -1,0 +1,26 @@
+"""The SQLite store's tables, and the statements it runs on them: one database per session.
+
+`entries` holds each entry's line as the JSONL file would (`seq` is its place there), with the
+type, id and parent read out of it for the queries below; `state` is one row kept in the same
+transaction as each entry, so that a resume knows where the newest compaction's kept part
+starts without a search.
+"""
+
+# The schema, made by the first append's transaction. `seq` is a JSONL line's place in the
+# file; type, id and parent are read from the line, so the state row needs no read back.
+SCHEMA = """
+CREATE TABLE header (one INTEGER PRIMARY KEY CHECK (one = 1), line BLOB NOT NULL);
+CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT, id TEXT, parent TEXT,
+                      line BLOB NOT NULL);
+CREATE INDEX entries_by_id ON entries (id);
+CREATE TABLE state (one INTEGER PRIMARY KEY CHECK (one = 1), leaf TEXT, compaction TEXT,
+                    first_kept TEXT, kept_from INTEGER NOT NULL DEFAULT 1);
+INSERT INTO state (one) VALUES (1)"""
+# The rows after a seq, as bytes; a row over MAX_ENTRY_BYTES as its first bytes (TooLong):
+# no row is held whole that the JSONL reader would not hold either.
+ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
+THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
+KEPT_ROW = "SELECT max(seq) FROM entries WHERE id = ? AND type = 'message' AND seq < ?"
+NEW_COMPACTION = "UPDATE state SET compaction = ?, first_kept = ?, kept_from = ?"
+HEADER = "SELECT CAST(substr(line, 1, :max) AS BLOB), length(line) > :max FROM header"
+STATE = "SELECT (SELECT min(seq) FROM entries), kept_from FROM state"
