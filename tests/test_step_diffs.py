@@ -93,7 +93,7 @@ def test_the_readme_table_shows_each_diff_as_it_is() -> None:
         shown = rows[str(int(diff.newer.name[4:6]))]
         assert shown == diff.shown, (
             f"README shows {shown!r} for step {diff.newer.name[4:6]}; "
-            f"it is {diff.shown}: python tools/step_diffs.py"
+            f"it is {diff.shown}: python tools/step_diffs.py --write-readme"
         )
 
 

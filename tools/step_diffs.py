@@ -10,12 +10,15 @@ noise: earlier code reflowed (the same words, broken into lines anew), which a r
 read twice to find that nothing changed. `reflowed` finds it; tests/test_step_diffs.py fails on
 any it has not been told of.
 
-    python tools/step_diffs.py      the table, and every reflowed line
+    python tools/step_diffs.py                 the table, and every reflowed line
+    python tools/step_diffs.py --write-readme  also set the README step table's last column
 """
 
 from __future__ import annotations
 
+import argparse
 import difflib
+import re
 import signal
 import sys
 from dataclasses import dataclass
@@ -155,8 +158,25 @@ def idea_steps() -> list[Path]:
     return [LAB_ROOT / "labs" / step.folder for step in STEPS[1:-1]]
 
 
+def write_readme(diffs: list[StepDiff], readme: Path = LAB_ROOT / "README.md") -> bool:
+    """Set the last column of the README's step table to each diff's figure; True if changed."""
+    text = readme.read_text(encoding="utf-8")
+    new = text
+    for diff in diffs:
+        row = re.compile(rf"^(\| {int(diff.newer.name[4:6])} \|.*\| )[^|]*( \|)$", re.MULTILINE)
+        new = row.sub(lambda match: f"{match[1]}{diff.shown}{match[2]}", new)
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write-readme", action="store_true", help="update README's figures")
+    args = parser.parse_args()
     diffs = step_diffs()
+    if args.write_readme and write_readme(diffs):
+        print("README.md: the step table's figures updated")
     for diff in diffs:
         print(f"{diff.label}: {diff.changed:5} changed lines, {len(diff.reflowed)} reflowed")
         for line in diff.reflowed:
