@@ -16,10 +16,30 @@ def code_cells(notebook: Path) -> list[dict]:
     return [cell for cell in cells if cell["cell_type"] == "code"]
 
 
+# A cell tagged so is never run by `make notebooks` (nbclient's skip-execution) nor by nbval:
+# a hint, whose answer a student should see only by asking for it, or a cell a student runs
+# with values of their own (one random crash, whose committed output would mean nothing).
+UNRUN = {"skip-execution", "nbval-skip"}
+
+
+def unrun(cell: dict) -> bool:
+    return set(cell["metadata"].get("tags", [])) >= UNRUN
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
 def test_execution_counts_run_one_to_n(notebook: Path) -> None:
-    counts = [cell["execution_count"] for cell in code_cells(notebook)]
+    counts = [cell["execution_count"] for cell in code_cells(notebook) if not unrun(cell)]
     assert counts == list(range(1, len(counts) + 1)), counts
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
+def test_no_hint_is_shown_before_a_student_asks_for_it(notebook: Path) -> None:
+    """A hint's output committed under its cell is read before anything is tried."""
+    for cell in code_cells(notebook):
+        if "hint_exercise(" in "".join(cell["source"]):
+            assert unrun(cell), "".join(cell["source"])[:60]
+        if unrun(cell):
+            assert cell["outputs"] == [] and cell["execution_count"] is None
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.name for n in NOTEBOOKS])
