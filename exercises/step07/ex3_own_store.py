@@ -4,9 +4,9 @@ storage.py is the seam between a Session and the place its entries are kept: the
 (session_file.SessionFile) and a SQLite database (sqlite_store.SqliteStore) stand behind it,
 and so can a store you write. Write `OwnStore`, a class with `suffix`, `new` and `existing`
 (storage.Store) whose objects are a SessionStorage: `path`, `exists`, `locked`, `reading`,
-`lines_added`, `append` and `close`. Keep its bytes in any form you like (SQLite, a file of
-your own format); the check runs the production step's conformance suite against it, and
-kills a process appending through it. It holds your store to these promises:
+`lines_added`, `append`, `position` (given) and `close`. Keep its bytes in any form you like
+(SQLite, a file of your own format); the check runs the production step's conformance suite
+against it, and kills a process appending through it. It holds your store to these promises:
 
 - An entry is kept as given: `append` is handed a line of JSON ending in `\\n`, and a read
   gives the same bytes back, in the order appended, after the header as it was created.
@@ -21,6 +21,8 @@ kills a process appending through it. It holds your store to these promises:
   without the other. An append killed at any moment is whole or absent.
 - Ids never restart after a resume: `reading(resume=True)` gives at least every line from the
   newest compaction's first kept entry on (`whole` False), or all of them (`whole` True).
+- A resume gives what a whole read gives, even when a copy of old lines was appended (a
+  backup glued on, ending in a copy of a compaction).
 - `lines_added()` gives the lines another writer appended since this one last read or wrote.
 - A file that is no session raises UnusableSessionFile (its reason starting "not a
   session"), and is never written.
@@ -77,6 +79,9 @@ class OwnStore:
 
     def append(self, line: bytes) -> None:
         raise NotImplementedError("OwnStore.append is not written yet")
+
+    def position(self) -> int | None:
+        return None  # storage.py, promise 8: None is always safe; a place you can check is faster
 
     def close(self) -> None:
         raise NotImplementedError("OwnStore.close is not written yet")

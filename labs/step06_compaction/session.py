@@ -28,6 +28,7 @@ from entries import (
     build_context,
 )
 from entry_index import EntryIndex
+from file_order import ids_in_order
 from messages import Message
 from session_file import (  # the names marked F401 are here for callers: errors, the format
     SESSION_VERSION,  # noqa: F401
@@ -110,17 +111,21 @@ class Session:
         session = cls(SessionFile(Path(path), None, exists=True), tail.header)
         session.read_whole = False  # an index read from the end is not in file order
         context = build_context(session.entries, None)
+        stopped = False  # before the start of the file
         for block in tail.blocks:  # the end of the file first
             for line in reversed(block):
                 session.entries.add_line(line)
             session.leaf_id = next(iter(session.entries), None)  # the last usable line
             context = build_context(session.entries, session.leaf_id)
             if session.leaf_id is not None and context.chain_break is None:  # Stop here:
-                # the walk from the leaf is whole, so no earlier line can change it.
+                # the walk from the leaf is whole: no earlier line is on it.
                 tail.blocks.close()  # and the file with it
+                stopped = True
                 break
-        if session.entries.repeats:  # of two lines with one id, the first counts: the leaf may
-            session.read_all()  # be the repeat, and only the whole file in order tells
+        # Of two lines with one id, the first counts: the leaf may be a repeat of a line not
+        # read, and only the whole file in order tells (ids_in_order: the lines not read too).
+        if session.entries.repeats or (stopped and not ids_in_order(Path(path))):
+            session.read_all()
             session.leaf_id = session.entries.last_usable()
             context = build_context(session.entries, session.leaf_id)
         return Resumed(session, context, session.entries.damaged)

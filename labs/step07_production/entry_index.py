@@ -40,6 +40,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         # program's entry it has not finished writing: its id is taken, usable here or not.
         self._damaged_ids: set[str] = set()
         self._next_number: int | None = None  # worked out when a new id is first asked for
+        self.repeated = False  # a usable line repeated an id an earlier line has
 
     def add_lines(self, lines: list[Line]) -> None:
         """Index a batch of lines, in file order.
@@ -88,6 +89,7 @@ class EntryIndex(MutableMapping[str, Entry]):
             parsed = _parsed(value) if type(value) is bytes else value
             if found["type"] != DAMAGED or parsed is None or parsed["id"] != key:
                 self.damaged += 1
+                self.repeated = True
                 return
             del self._items[key]
         self._items[key] = value
@@ -110,14 +112,17 @@ class EntryIndex(MutableMapping[str, Entry]):
         self._next_number += 1
         return candidate
 
-    def ids_grow(self) -> bool:
-        """Whether the ids e<N> read so far grow along the file, as the lab writes them (each
-        one past the largest in the file). A resume that read only the end of the file trusts
-        that the lines it did not read hold none of them: one that repeats an id, or comes
-        before a smaller one, says that this file was written otherwise, and must be read whole.
+    def in_order(self) -> bool:
+        """Whether the lines read so far are as the lab writes them: no id repeated, and the ids
+        e<N> growing along the file (each one past the largest before it).
+
+        A resume that reads only the end of a file trusts that the lines it did not read hold
+        none of the ids it read, and none larger. Lines out of order say the file was written
+        otherwise (a copy appended, a backup glued on), and that trust is gone: it is read
+        whole, and a compaction written to it certifies nothing (`Session.append_compaction`).
         """
-        numbers = [number for number in map(id_number, self._items) if number]
-        return all(map(operator.lt, numbers, numbers[1:]))
+        numbers = list(map(id_number, self._items))  # 0: an id of another shape
+        return not self.repeated and all(numbers) and all(map(operator.lt, numbers, numbers[1:]))
 
     def last_usable(self) -> str | None:
         """The leaf of a file just read: its last usable entry, of any kind."""

@@ -132,9 +132,9 @@ class Session:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
-            # The kept part alone will do if the walk is whole in it and its ids grow along the
-            # file: a line appended later that repeats an id from before it would not.
-            untrusted = not session.read_whole and not session.entries.ids_grow()
+            # The kept part alone will do if the walk is whole in it and its lines are in order:
+            # a line appended later that repeats an id from before it would not be.
+            untrusted = not session.read_whole and not session.entries.in_order()
             if session.leaf_id is None or context.chain_break is not None or untrusted:
                 session.read_all()  # the walk needs more than the kept part: read it all
                 session.leaf_id = session.entries.last_usable()
@@ -161,14 +161,17 @@ class Session:
         """Let go of the lock, if held."""
         self.file.close()
 
+    def _index_lines_added(self) -> None:
+        """Another program may have appended (a script, a tool: a lock keeps out only the runs
+        that take it). Its lines are indexed before a write, so that their ids are taken."""
+        for batch in self.file.lines_added():
+            self.entries.add_lines(batch)
+
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
         """Append an entry of `kind` as a child of the leaf, then advance the leaf: the one way
         to write. It picks the next unique id, hangs the entry under the leaf, writes it as one
         whole line in one write, and only then moves the leaf."""
-        # Stop here: another program may have appended (a script, a tool; a lock keeps out
-        # only the runs that take it). Its lines are indexed first, so that their ids are taken.
-        for batch in self.file.lines_added():
-            self.entries.add_lines(batch)
+        self._index_lines_added()
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
         if kind == DAMAGED:  # the reader's stand-in for a line it could not use, never written
@@ -212,6 +215,12 @@ class Session:
         """Record that `summary` stands in for the path before `first_kept_id`: one line, and
         not a byte of what it summarises is rewritten."""
         fields = {"summary": summary, "firstKeptId": first_kept_id}
+        # Stop here: where the line will begin, if every line before it is in order. A resume
+        # that finds this compaction at the end of the file skips all before it only if the
+        # compaction is at that place: a copy of it appended later (a backup glued on) is not.
+        self._index_lines_added()
+        if self.entries.in_order() and (at := self.file.position()) is not None:
+            fields["at"] = at
         return cast(CompactionEntry, self.append_entry("compaction", fields))
 
     def read_all(self) -> None:

@@ -30,6 +30,12 @@ def where_the_kept_part_starts(path: Path) -> int:
     between. Whatever it finds, the walk checks: if the conversation needs an earlier line
     (the leaf is on another branch, the kept entry is no message of this writer's), the
     caller reads the whole file.
+
+    What is skipped must hold no id the part read holds, nor a larger one, or the resume
+    would give another conversation than a whole read, and new entries repeated ids. The
+    compaction vouches for that: it records where its line begins (`at`), and records it only
+    if the lines before it were in order. A copy of it appended later is at another place,
+    so the file is read whole.
     """
     try:
         with open_for_reading(path) as file:
@@ -39,7 +45,9 @@ def where_the_kept_part_starts(path: Path) -> int:
                 return 0
             file.seek(at + 1)
             compaction = parse_json(file.readline(MAX_ENTRY_BYTES))
-            kept = compaction.get("firstKeptId", 0) if isinstance(compaction, dict) else 0
+            if not isinstance(compaction, dict) or compaction.get("at") != at + 1:
+                return 0  # not where it was written: a copy (or none recorded), trust nothing
+            kept = compaction.get("firstKeptId", 0)
             if kept is None:
                 return at + 1
             if not isinstance(kept, str):

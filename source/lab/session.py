@@ -75,6 +75,9 @@ from entries import (
 from entry_index import EntryIndex
 
 # << 03
+# >> 06 until prod
+# from file_order import ids_in_order
+# << 06 until prod
 from messages import Message
 
 # >> 02 until 03
@@ -270,17 +273,21 @@ class Session:
         # session = cls(SessionFile(Path(path), None, exists=True), tail.header)
         # session.read_whole = False  # an index read from the end is not in file order
         # context = build_context(session.entries, None)
+        # stopped = False  # before the start of the file
         # for block in tail.blocks:  # the end of the file first
         #     for line in reversed(block):
         #         session.entries.add_line(line)
         #     session.leaf_id = next(iter(session.entries), None)  # the last usable line
         #     context = build_context(session.entries, session.leaf_id)
         #     if session.leaf_id is not None and context.chain_break is None:  # Stop here:
-        #         # the walk from the leaf is whole, so no earlier line can change it.
+        #         # the walk from the leaf is whole: no earlier line is on it.
         #         tail.blocks.close()  # and the file with it
+        #         stopped = True
         #         break
-        # if session.entries.repeats:  # of two lines with one id, the first counts: the leaf may
-        #     session.read_all()  # be the repeat, and only the whole file in order tells
+        # # Of two lines with one id, the first counts: the leaf may be a repeat of a line not
+        # # read, and only the whole file in order tells (ids_in_order: the lines not read too).
+        # if session.entries.repeats or (stopped and not ids_in_order(Path(path))):
+        #     session.read_all()
         #     session.leaf_id = session.entries.last_usable()
         #     context = build_context(session.entries, session.leaf_id)
         # return Resumed(session, context, session.entries.damaged)
@@ -295,9 +302,9 @@ class Session:
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
-            # The kept part alone will do if the walk is whole in it and its ids grow along the
-            # file: a line appended later that repeats an id from before it would not.
-            untrusted = not session.read_whole and not session.entries.ids_grow()
+            # The kept part alone will do if the walk is whole in it and its lines are in order:
+            # a line appended later that repeats an id from before it would not be.
+            untrusted = not session.read_whole and not session.entries.in_order()
             if session.leaf_id is None or context.chain_break is not None or untrusted:
                 session.read_all()  # the walk needs more than the kept part: read it all
                 session.leaf_id = session.entries.last_usable()
@@ -329,6 +336,12 @@ class Session:
         """Let go of the lock, if held."""
         self.file.close()
 
+    def _index_lines_added(self) -> None:
+        """Another program may have appended (a script, a tool: a lock keeps out only the runs
+        that take it). Its lines are indexed before a write, so that their ids are taken."""
+        for batch in self.file.lines_added():
+            self.entries.add_lines(batch)
+
     # << prod
 
     def append_entry(self, kind: str, fields: Mapping[str, Any]) -> Entry:
@@ -336,10 +349,7 @@ class Session:
         to write. It picks the next unique id, hangs the entry under the leaf, writes it as one
         whole line in one write, and only then moves the leaf."""
         # >> prod
-        # Stop here: another program may have appended (a script, a tool; a lock keeps out
-        # only the runs that take it). Its lines are indexed first, so that their ids are taken.
-        for batch in self.file.lines_added():
-            self.entries.add_lines(batch)
+        self._index_lines_added()
         # << prod
         if clash := {"type", "id", "parentId"} & fields.keys():  # those are this method's job
             raise ValueError(f"append_entry sets {sorted(clash)} itself")
@@ -404,6 +414,14 @@ class Session:
         """Record that `summary` stands in for the path before `first_kept_id`: one line, and
         not a byte of what it summarises is rewritten."""
         fields = {"summary": summary, "firstKeptId": first_kept_id}
+        # >> prod
+        # Stop here: where the line will begin, if every line before it is in order. A resume
+        # that finds this compaction at the end of the file skips all before it only if the
+        # compaction is at that place: a copy of it appended later (a backup glued on) is not.
+        self._index_lines_added()
+        if self.entries.in_order() and (at := self.file.position()) is not None:
+            fields["at"] = at
+        # << prod
         return cast(CompactionEntry, self.append_entry("compaction", fields))
 
     def read_all(self) -> None:

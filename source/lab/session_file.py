@@ -91,7 +91,7 @@ from session_format import (  # the names marked F401 are here for callers, as b
     SessionError,
     SessionHeader,
     SessionInUse,  # noqa: F401
-    UnusableSessionFile,  # noqa: F401
+    UnusableSessionFile,
     encode,
     new_header,  # noqa: F401
 )
@@ -385,6 +385,18 @@ class SessionFile:
         if os.pread(fd, 1, found.st_size - 1) != b"\n":  # a fragment: end it, keep it, move on
             return b"\n" + line
         return line
+
+    def position(self) -> int | None:
+        """The byte the next line will begin at, if no one else writes first: after the last
+        line, or after the `\\n` that will end a fragment there. None before the file exists."""
+        if not self.exists:
+            return None
+        try:
+            with open_for_reading(self.path) as file:
+                end = file.seek(0, os.SEEK_END)
+                return end + (os.pread(file.fileno(), 1, end - 1) != b"\n") if end else None
+        except (OSError, UnusableSessionFile):
+            return None  # the write that follows will say what is wrong
 
     def lines_added(self) -> Iterator[list[Line]]:
         """The lines another program appended since this run last read or wrote the file.

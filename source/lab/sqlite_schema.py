@@ -1,11 +1,18 @@
 # >>file prod
-"""The SQLite store's tables, and the statements it runs on them: one database per session.
+"""The SQLite store's tables, the statements it runs on them (one database per session), and
+what they need read out of an entry's line.
 
 `entries` holds each entry's line as the JSONL file would (`seq` is its place there), with the
 type, id and parent read out of it for the queries below; `state` is one row kept in the same
 transaction as each entry, so that a resume knows where the newest compaction's kept part
 starts without a search.
 """
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from session_reader import parse_json
 
 # The schema, made by the first append's transaction. `seq` is a JSONL line's place in the
 # file; type, id and parent are read from the line, so the state row needs no read back.
@@ -21,7 +28,29 @@ INSERT INTO state (one) VALUES (1)"""
 # no row is held whole that the JSONL reader would not hold either.
 ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
 THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
+NEXT_SEQ = "SELECT coalesce(max(seq), 0) + 1 FROM entries"
 KEPT_ROW = "SELECT max(seq) FROM entries WHERE id = ? AND type = 'message' AND seq < ?"
 NEW_COMPACTION = "UPDATE state SET compaction = ?, first_kept = ?, kept_from = ?"
 HEADER = "SELECT CAST(substr(line, 1, :max) AS BLOB), length(line) > :max FROM header"
 STATE = "SELECT (SELECT min(seq) FROM entries), kept_from FROM state"
+
+
+class Facts(NamedTuple):
+    """What the queries need of an entry's line: its type, id and parentId (None where the
+    line has none as a string), and a compaction's firstKeptId (0, not a string: read it all,
+    as kept_part does, if it has none) and the place it records (`at`, from `position`)."""
+
+    kind: str | None
+    key: str | None
+    parent: str | None
+    kept: object
+    at: object
+
+
+def line_facts(body: bytes) -> Facts:
+    record = parse_json(body)
+    if not isinstance(record, dict):
+        return Facts(None, None, None, 0, None)
+    kind, key, parent = (record.get(name) for name in ("type", "id", "parentId"))
+    strings = (value if isinstance(value, str) else None for value in (kind, key, parent))
+    return Facts(*strings, record.get("firstKeptId", 0), record.get("at"))

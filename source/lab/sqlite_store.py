@@ -27,8 +27,17 @@ from session_file import PRIVATE_FILE, _make_folder
 from session_format import SessionError, SessionHeader, UnusableSessionFile, encode
 from session_header import MAX_HEADER_BYTES, parse_header
 from session_lock import hold_lock, lock_file, unlock
-from session_reader import MAX_ENTRY_BYTES, Line, TooLong, open_for_reading, parse_json
-from sqlite_schema import HEADER, KEPT_ROW, NEW_COMPACTION, ROWS, SCHEMA, STATE
+from session_reader import MAX_ENTRY_BYTES, Line, TooLong, open_for_reading
+from sqlite_schema import (
+    HEADER,
+    KEPT_ROW,
+    NEW_COMPACTION,
+    NEXT_SEQ,
+    ROWS,
+    SCHEMA,
+    STATE,
+    line_facts,
+)
 
 _HEAD_BYTES = 4096  # what is kept of a row too long to read: the id is at its start
 _FETCH = 64  # rows fetched at a time
@@ -156,9 +165,19 @@ class SqliteStore:
             raise SessionError(f"cannot write {self.path}: {reason}") from None
         self.exists, self._seen = True, seq
 
+    def position(self) -> int | None:
+        """The seq the next entry will have, if no one else writes first (storage.py, 8)."""
+        if not self.exists:
+            return None
+        try:
+            return self._connection().execute(NEXT_SEQ).fetchone()[0]
+        except sqlite3.Error:
+            return None  # the write that follows will say what is wrong
+
     def _insert(self, db: sqlite3.Connection, body: bytes, creating: bool) -> int:
         """One transaction: the entry, the state row (creating: the schema and header first)."""
-        kind, key, parent, kept = _facts(body)
+        facts = line_facts(body)
+        kind, key, parent, kept = facts.kind, facts.key, facts.parent, facts.kept
         db.execute("BEGIN IMMEDIATE")  # the write lock now, before the state row is read
         try:
             if creating:
@@ -173,6 +192,8 @@ class SqliteStore:
                 named = kept if isinstance(kept, str) else None  # the last message so named
                 found = db.execute(KEPT_ROW, (named, seq)).fetchone()[0] or 1  # (1: all)
                 start = seq if kept is None else found  # None: it keeps nothing before itself
+                if facts.at != seq:  # not where it was written (converted, copied): read it all
+                    start = 1
                 db.execute(NEW_COMPACTION, (key, named, start))
             db.execute("COMMIT")
         except BaseException:  # a failed statement, or a signal: nothing of it is kept
@@ -274,14 +295,3 @@ class SqliteStore:
                     batch, size = [], 0
             if batch:
                 yield batch
-
-
-def _facts(body: bytes) -> tuple[str | None, str | None, str | None, object]:
-    """The entry's type, id and parentId (None where the line has none as a string), and a
-    compaction's firstKeptId (0, not a string: read it all, as kept_part does, if it has none)."""
-    record = parse_json(body)
-    if not isinstance(record, dict):
-        return None, None, None, 0
-    kind, key, parent = (record.get(name) for name in ("type", "id", "parentId"))
-    strings = (value if isinstance(value, str) else None for value in (kind, key, parent))
-    return (*strings, record.get("firstKeptId", 0))  # type: ignore[return-value]

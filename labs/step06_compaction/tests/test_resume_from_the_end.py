@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import orjson
 import pytest
 from conftest import RunMain, save_conversation
 from harness import write_session
@@ -106,6 +107,33 @@ def test_main_names_the_damage_when_tree_reads_the_rest(tmp_path: Path, run_main
     assert "○ e1 user: hello" in done.stdout.decode()  # faded: summarised
 
 
+def test_a_backup_glued_on_the_end_is_not_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cat backup >> session: the file ends in a copy of its lines from the compaction's first
+    kept entry through the compaction. The walk from the copy's leaf is whole in the copy, so
+    a resume that trusted it would give the old conversation, then write ids the file holds.
+    (Small blocks: a first block of a megabyte holds all of so small a file.)"""
+    monkeypatch.setattr(session_file, "FIRST_BLOCK", 256)
+    path = compacted(tmp_path)
+    chat = Chat.resume(Session.open(path)).chat
+    for number in range(20):  # turns enough that no block holding the copy reaches the original
+        say(chat, f"what is {number}*3")
+    lines = path.read_bytes().splitlines(keepends=True)
+    compaction = next(n for n, line in enumerate(lines) if b'"type":"compaction"' in line)
+    kept = orjson.loads(lines[compaction])["firstKeptId"].encode()
+    first = next(
+        n for n, line in enumerate(lines) if line.startswith(b'{"type":"message","id":"%b"' % kept)
+    )
+    with path.open("ab") as file:
+        file.write(b"".join(lines[first : compaction + 1]))
+    resumed, whole = Session.open(path), read_session(path)
+    assert resumed.session.leaf_id == whole.leaf_id
+    assert resumed.context == build_context(whole.by_id, whole.leaf_id)
+    assert resumed.context.messages[-1]["content"][0]["text"] == "19*3 = 57."  # type: ignore[typeddict-item]
+    assert resumed.session.entries.new_id() == whole_index(path).new_id()
+
+
 def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
     saved = save_conversation(tmp_path / ".sessions", "long", TURNS)
     damage_line(saved.path, 2)
@@ -133,6 +161,7 @@ OPERATIONS = st.lists(
         st.sampled_from(["hello", "what is 3*4", "what was the result", "/compact", "/reopen"]),
         st.sampled_from(["/model scripted-v2", "/model scripted-v1"]),
         st.integers(min_value=1, max_value=60).map(lambda n: f"/branch e{n}"),
+        st.tuples(st.integers(0, 60), st.integers(1, 8)).map(lambda t: f"/glue {t[0]} {t[1]}"),
     ),
     max_size=30,
 )
@@ -152,6 +181,11 @@ def test_a_resume_from_the_end_rebuilds_what_a_whole_read_rebuilds(
         for operation in operations:
             if operation == "/reopen":
                 chat = Chat.resume(Session.open(path)).chat
+            elif operation.startswith("/glue"):  # a copy of some of its lines appended to it
+                start, count = map(int, operation.split()[1:])
+                lines = path.read_bytes().splitlines(keepends=True)[1:]
+                with path.open("ab") as file:
+                    file.write(b"".join(lines[start : start + count]))
             elif operation.startswith("/"):
                 run_command(chat, operation)
             else:

@@ -153,6 +153,35 @@ def test_a_resume_after_a_compaction_gives_what_a_whole_read_gives(
     resumed.session.close()
 
 
+def test_a_copy_glued_on_the_end_is_no_resume_point(store: Store, tmp_path: Path) -> None:
+    """A backup appended to its own session (cat old >> new): the copy's compaction and kept
+    part are at the end, and a resume that trusted them would give the old conversation, then
+    write ids the store holds already. A resume gives what a whole read gives, every time."""
+    session = create(store, tmp_path)
+    for text in ("one", "two", "kept", "kept too"):
+        session.append_message(user_text(text))
+    session.append_compaction("one and two", "e3")
+    for text in ("three", "four"):
+        session.append_message(user_text(text))
+    session.close()
+    lines = stored_lines(store, session.path)
+    storage = store.existing(session.path)
+    for line in lines[2:5]:  # from the first kept entry through the compaction, once more
+        storage.append(line + b"\n")
+    storage.close()
+    for run in range(3):  # and it stays right after new turns, and another compaction
+        whole = EntryIndex()
+        whole.add_lines(stored_lines(store, session.path))
+        resumed = Session.open(session.path, store=store, lock=True)
+        assert resumed.context == build_context(whole, whole.last_usable())
+        assert texts(resumed.session)[-1] == ["four", "five 0", "five 1"][run]
+        added = resumed.session.append_message(user_text(f"five {run}"))
+        assert not whole.is_taken(added["id"])  # a new id, never one the store holds
+        if run == 1:  # lines out of order before it: it vouches for nothing (no `at`)
+            assert "at" not in resumed.session.append_compaction("all before", added["id"])
+        resumed.session.close()
+
+
 def test_an_unknown_kind_is_kept_in_the_tree_and_skipped(store: Store, tmp_path: Path) -> None:
     session = create(store, tmp_path)
     session.append_message(user_text("before"))

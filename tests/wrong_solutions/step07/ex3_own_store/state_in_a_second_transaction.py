@@ -27,7 +27,7 @@ CREATE TABLE header (line BLOB NOT NULL);
 CREATE TABLE entries (seq INTEGER PRIMARY KEY, id TEXT, type TEXT, line BLOB NOT NULL);
 CREATE TABLE state (kept_from INTEGER NOT NULL);
 INSERT INTO state VALUES (1)"""
-EXPECTED_FAIL = "killed before SQL statement 4: OwnStore.reading: a resume starts at"
+EXPECTED_FAIL = "killed before SQL statement 5: OwnStore.reading: a resume starts at"
 MAGIC = b"SQLite format 3\x00"
 
 
@@ -68,6 +68,9 @@ class OwnStore:
     @property
     def locked(self) -> bool:
         return self._lock is not None
+
+    def position(self) -> int | None:
+        return None  # no place to check: a resume of a compaction trusts nothing before it
 
     def close(self) -> None:
         if self._db is not None:
