@@ -118,7 +118,7 @@ class ReopeningLedgerStore(LedgerStore):
 
     Nothing stays open between appends, so a program can keep many sessions without holding
     a file handle for each. The price is an `open` and a `close` on every append; notebook 01
-    section 4 measures it against the ledger that keeps its file open.
+    section 2 measures it against the ledger that keeps its file open.
     """
 
     @classmethod
