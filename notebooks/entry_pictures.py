@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Collection
+from itertools import pairwise
 
 import networkx as nx
 from matplotlib.axes import Axes
@@ -26,7 +27,9 @@ from matplotlib.axes import Axes
 UNKNOWN_COLOUR = "#dddddd"  # a kind the step does not know
 # The leaf's ring: black, a colour no kind of entry is drawn in (every kind is a pale colour).
 LEAF_COLOUR = "#111111"
-RESTORED_COLOUR = "#7a7a7a"  # the outline of an entry an earlier run wrote
+RESTORED_COLOUR = "#7a7a7a"  # the halo around an entry an earlier run wrote
+PATH_COLOUR = "#333333"  # the outline of an entry on the conversation, and the path's arrows
+OFF_PATH_FILL = "white"  # an entry off the conversation is drawn hollow
 ROLE_COLOURS = {"user": "#8ecae6", "assistant": "#ffb703", "toolResult": "#b5e48c"}  # step 01
 CAPTION_WIDTH = 14  # characters per line of the text under a node
 # What could move the cursor or start a line, shown escaped in a picture too: control and
@@ -141,6 +144,22 @@ def _rows_from(
     return [*above, row, *below]
 
 
+def path_edges(graph: nx.DiGraph) -> set[tuple[str, str]]:
+    """The edges the walk from the leaf goes along: between two neighbours on the main line,
+    both on the path. An edge into the path from an entry off it (the entry before what a
+    compaction keeps, or one on a parent cycle) is not one. A graph that marks no path (steps 01
+    and 02) is its conversation: every edge."""
+    nodes = graph.nodes
+    if not any("on_path" in nodes[n] for n in graph):
+        return set(graph.edges)
+    line = main_line(graph)
+    return {
+        (parent, child)
+        for parent, child in pairwise(line)
+        if nodes[parent]["on_path"] and nodes[child]["on_path"]
+    }
+
+
 def figure_size(graph: nx.DiGraph) -> tuple[float, float]:
     """A figure size (inches) that leaves every caption room: about an inch per column, and
     an inch and a half per row (a caption of three lines, and the word leaf above a ring)."""
@@ -163,33 +182,41 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     the file grew. The leaf has a black ring and says so.
 
     The walk that rebuilds the conversation goes against the arrows, from the leaf up: that
-    path is the straight middle row, bold; entries off it are faded (their edges dashed), and
-    the entries `restored` names (what an earlier run wrote, say) have a grey outline.
+    path is the straight middle row, its entries filled and outlined, its arrows solid
+    (`path_edges`); entries off it are hollow with a dashed outline, every other arrow dashed.
+    The entries `restored` names (what an earlier run wrote, say) have a grey halo.
     """
     pos = positions(graph)
     nodes = graph.nodes
     kind_colours = graph.graph.get("colours", ROLE_COLOURS)
     kind = {n: nodes[n].get("kind", nodes[n].get("role", "")) for n in graph}
     text = {n: nodes[n].get("text", nodes[n].get("label", "").partition(": ")[2]) for n in graph}
-    colours = [kind_colours.get(kind[n], UNKNOWN_COLOUR) for n in graph]
-    outlines = [RESTORED_COLOUR if n in restored else "none" for n in graph]
-    alphas = [1.0 if nodes[n].get("on_path", True) else 0.35 for n in graph]
-    solid = [(a, b) for a, b in graph.edges if nodes[b].get("on_path", True)]
-    dashed = [(a, b) for a, b in graph.edges if not nodes[b].get("on_path", True)]
-    nx.draw_networkx_nodes(
+    on_path = {n: nodes[n].get("on_path", True) for n in graph}
+    colour = {n: kind_colours.get(kind[n], UNKNOWN_COLOUR) for n in graph}
+    # On the conversation: filled, a solid dark outline. Off it: hollow, a dashed outline in the
+    # kind's colour. A pale kind (a compaction) on the path never reads as "off".
+    drawn_nodes = nx.draw_networkx_nodes(
         graph,
         pos,
         ax=ax,
-        node_color=colours,
+        node_color=[colour[n] if on_path[n] else OFF_PATH_FILL for n in graph],
         node_size=900,
-        edgecolors=outlines,
-        linewidths=3,
-        alpha=alphas,
+        edgecolors=[PATH_COLOUR if on_path[n] else colour[n] for n in graph],
+        linewidths=[1.5 if on_path[n] else 2.0 for n in graph],
     )
+    drawn_nodes.set_linestyle(["solid" if on_path[n] else (0, (2, 2)) for n in graph])
+    halos = [n for n in graph if n in restored]
+    nx.draw_networkx_nodes(  # a grey halo around what an earlier run wrote
+        graph, pos, nodelist=halos, ax=ax, node_size=1250, node_color="none",
+        edgecolors=RESTORED_COLOUR, linewidths=3,
+    )  # fmt: skip
+    on = path_edges(graph)
+    solid = [edge for edge in graph.edges if edge in on]
+    dashed = [edge for edge in graph.edges if edge not in on]
     for edges, style, width in ((solid, "solid", 2.8), (dashed, "dashed", 1.0)):
         nx.draw_networkx_edges(
             graph, pos, edgelist=edges, ax=ax, style=style, width=width, arrows=True,
-            arrowsize=15, node_size=900, edge_color="#333333" if width > 2 else "#999999",
+            arrowsize=15, node_size=900, edge_color=PATH_COLOUR if width > 2 else "#999999",
         )  # fmt: skip
     leaves = [n for n in graph if nodes[n].get("leaf")]
     nx.draw_networkx_nodes(  # a ring around the leaf: where the next entry will hang
@@ -199,8 +226,10 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     for leaf in leaves:
         ax.annotate("leaf", pos[leaf], xytext=(0, 25), textcoords="offset points", ha="center",
                     color=LEAF_COLOUR, fontsize=9, fontweight="bold")  # fmt: skip
-    labels = {n: _plain(printable(n)) for n in graph}
-    nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9)
+    for kept, font_colour in ((True, "#111111"), (False, "#888888")):
+        labels = {n: _plain(printable(n)) for n in graph if on_path[n] == kept}
+        nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9,
+                                font_color=font_colour)  # fmt: skip
     for node, (x, y) in pos.items():  # the message text, under its node, on short lines
         ax.annotate(
             caption(printable(text[node])),
@@ -231,8 +260,9 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
             [], [], color="white", edgecolors=RESTORED_COLOUR, linewidths=2, s=80,
             label="restored",
         )  # fmt: skip
-    if dashed:
-        ax.plot([], [], linestyle="--", color="#999999", label="off the conversation")
+    if not all(on_path.values()):
+        ax.scatter([], [], color=OFF_PATH_FILL, edgecolors="#999999", linewidths=1.5, s=80,
+                   linestyles="--", label="off the conversation")  # fmt: skip
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     note = "arrows: parent → child"
     if leaves:

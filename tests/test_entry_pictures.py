@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from itertools import pairwise
 
 import pytest
 from conftest import LAB_ROOT, STEPS
@@ -24,7 +25,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from entry_graph import entry_graph
-from entry_pictures import columns, draw
+from entry_pictures import columns, draw, path_edges
 from messages import user_text
 from session import Session
 
@@ -60,7 +61,29 @@ with tempfile.TemporaryDirectory() as folder:
     y = dict(zip(graph, axes.collections[0].get_offsets()[:, 1].tolist()))
     found["first_branch_on_top"] = y["e2"] > y["e4"] and y["e3"] > y["e5"]
     found["faded"] = sorted(n for n, on in graph.nodes(data="on_path", default=True) if not on)
+    found["path_edges"] = sorted(map(list, path_edges(graph)))
+    found["solid_arrows"] = [patch.get_linestyle() for patch in axes.patches].count("solid")
     plt.close(figure)
+
+    # A compaction (step 06 on): the path starts at what it keeps. The arrow into that entry
+    # from the summarised one before it is off the path, and the compaction, the leaf, is
+    # filled in its own colour like every entry on the path (the ones off it are hollow).
+    if hasattr(Session, "append_compaction"):
+        chain = new("chain")
+        for text in ("a", "b", "c", "d"):
+            chain.append_message(user_text(text))
+        chain.append_compaction("a summary", "e3")
+        graph = entry_graph(chain.path)
+        figure, axes = plt.subplots()
+        draw(graph, axes)
+        found["compacted_path_edges"] = sorted(map(list, path_edges(graph)))
+        found["compacted_solid_arrows"] = [p.get_linestyle() for p in axes.patches].count("solid")
+        fills = dict(zip(graph, axes.collections[0].get_facecolors().tolist()))
+        colours = graph.graph["colours"]
+        compaction_colour = list(matplotlib.colors.to_rgba(colours["compaction"]))
+        found["compaction_filled"] = fills["e5"] == compaction_colour
+        found["summarised_hollow"] = fills["e1"] == fills["e2"] == [1.0, 1.0, 1.0, 1.0]
+        plt.close(figure)
 
     # A damaged line, an unknown kind, a parent cycle and a missing parent: all drawn.
     broken = new("broken")
@@ -107,6 +130,14 @@ def test_each_steps_graph_is_drawn(step: str) -> None:
         assert found["broken"] == "UnusableSessionFile"
         return
     assert found["faded"] == ["e2", "e3"]  # the branch the leaf is not on
+    # Solid arrows are the path's, and only the path's: from e1 down the branch to the leaf.
+    on_the_path = ["e1", "e4", "e5", "e6"] if step >= "step05" else ["e1", "e4", "e5"]
+    assert found["path_edges"] == sorted(map(list, pairwise(on_the_path)))
+    assert found["solid_arrows"] == len(found["path_edges"])
+    if step >= "step06":
+        assert found["compacted_path_edges"] == [["e3", "e4"], ["e4", "e5"]]  # not e2 -> e3
+        assert found["compacted_solid_arrows"] == 2
+        assert found["compaction_filled"] and found["summarised_hollow"]
     assert "off the conversation" in found["broken"] and "unknown kind" in found["broken"]
     if step == STEPS[-1].name:  # the damaged line stays in the tree, drawn grey and named
         assert "damaged" in found["broken"]
