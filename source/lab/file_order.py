@@ -4,6 +4,7 @@
 #
 # from __future__ import annotations
 #
+# import operator
 # import re
 # from pathlib import Path
 #
@@ -16,24 +17,27 @@
 #     Stop here: a backup glued onto its own session (cat old >> new) ends in a copy of an old
 #     compaction and what it keeps, and the walk from the leaf is whole in the copy. Nothing in
 #     the lines read says so; only the ids before them do. They are searched for, not parsed:
-#     one C call a block, a few times faster than reading the file as entries.
+#     a few C calls a block, several times faster than reading the file as entries.
 #     """
-#     last, pending = 0, b""  # the largest id so far; the line the last block ended inside
+#     last, pending = 0, b"\n"  # the largest id so far; the \n and the line a block ended in
 #     with path.open("rb") as file:
 #         file.readline()  # the header
 #         while block := file.read(_BLOCK):
 #             data = pending + block
-#             end = data.rfind(b"\n") + 1  # the lines whole in this block; the rest waits
-#             for found in _LINE_START.findall(data, 0, end):
-#                 if not found or int(found) <= last:  # another shape, or not growing
-#                     return False
-#                 last = int(found)
-#             pending = data[end:][:_HEAD_BYTES]  # a long line's id is at its start: keep that
+#             end = data.rfind(b"\n")  # the lines before it are whole in this block
+#             numbers = [last, *map(int, _WRITERS.findall(data, 0, end))]
+#             lines = len(numbers) - 1
+#             if lines != data.count(b"\n", 0, end) and lines != len(_JSON.findall(data, 0, end)):
+#                 return False  # a line of another shape that may be an entry: parse them all
+#             if not all(map(operator.lt, numbers, numbers[1:])):
+#                 return False
+#             last, pending = numbers[-1], data[end:][:_HEAD_BYTES]  # a long line: its start
 #     return True
 #
 #
-# # The start of a line that may be an entry: the writer's (its id's number, the group), or
-# # any other that JSON could begin (the group empty). Garbage, a blank line: no entry at all.
-# _LINE_START = re.compile(rb'(?:^|(?<=\n))(?:\{"type":"[a-z_]*","id":"e([1-9][0-9]{0,17})"|[{ \t\r])')
-# _HEAD_BYTES = 4096
+# # A line's start as the writer writes it (the group: its id's number), and any start that
+# # JSON could begin with. A line with neither (garbage, a blank line) is no entry at all.
+# _WRITERS = re.compile(rb'\n\{"type":"[a-z_]*","id":"e([1-9][0-9]{0,17})"')
+# _JSON = re.compile(rb"\n[{ \t\r]")
+# _HEAD_BYTES = 4096  # of a line longer than a block: where the writer puts the id
 # _BLOCK = 1 << 20  # bytes searched at a time

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # >> 06 until prod
+# import file_order
 # import session_file
 # << 06 until prod
 # >> prod
@@ -233,6 +234,32 @@ def test_without_a_compaction_the_resume_reads_it_all(tmp_path: Path) -> None:
 #     monkeypatch.setattr(session_file, "FIRST_BLOCK", block)
 #     blocks = list(read_lines_from_the_end(path).blocks)
 #     assert [line for b in reversed(blocks) for line in b] == read_lines(path).lines
+#
+#
+# _M = b'{"type":"message","id":"e%d","parentId":null,"message":{}}\n'
+#
+#
+# @pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
+# @pytest.mark.parametrize(
+#     ("data", "in_order"),
+#     [
+#         (_M % 1 + _M % 2 + _M % 10, True),
+#         (_M % 1 + b"\xff\xfe garbage\n" + b"\n" + _M % 2, True),  # no entry can begin so
+#         (_M % 1 + _M % 2 + _M % 3 + (_M % 4)[:20], True),  # a torn last line: read anyway
+#         (_M % 1 + b'{"type":"message","id":"e2",' + b"x" * 300 + b"}\n" + _M % 3, True),
+#         (_M % 1 + _M % 2 + _M % 1, False),  # a copy glued on
+#         (_M % 2 + _M % 1, False),
+#         (_M % 1 + b" " + _M % 2, False),  # JSON all the same: the resume cannot trust it
+#         (_M % 1 + b'{"id":"e9","type":"message","parentId":null,"message":{}}\n', False),
+#         (_M % 1 + (_M % 2).replace(b"e2", b"e02"), False),
+#     ],
+# )
+# def test_ids_in_order_reads_only_the_first_bytes_of_each_line(
+#     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int, data: bytes, in_order: bool
+# ) -> None:
+#     path = write_session(tmp_path, data)
+#     monkeypatch.setattr(file_order, "_BLOCK", block)
+#     assert file_order.ids_in_order(path) is in_order
 #
 #
 # << 06 until prod
