@@ -28,7 +28,9 @@ INSERT INTO state (one) VALUES (1)"""
 # no row is held whole that the JSONL reader would not hold either.
 ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
 THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
-NEXT_SEQ = "SELECT coalesce(max(seq), 0) + 1 FROM entries"
+# The size of the session as a JSONL file: the header and each entry, each with its \n.
+JSONL_SIZE = """SELECT (SELECT length(line) + 1 FROM header)
++ coalesce((SELECT sum(length(line) + 1) FROM entries), 0)"""
 KEPT_ROW = "SELECT max(seq) FROM entries WHERE id = ? AND type = 'message' AND seq < ?"
 NEW_COMPACTION = "UPDATE state SET compaction = ?, first_kept = ?, kept_from = ?"
 HEADER = "SELECT CAST(substr(line, 1, :max) AS BLOB), length(line) > :max FROM header"
@@ -38,7 +40,7 @@ STATE = "SELECT (SELECT min(seq) FROM entries), kept_from FROM state"
 class Facts(NamedTuple):
     """What the queries need of an entry's line: its type, id and parentId (None where the
     line has none as a string), and a compaction's firstKeptId (0, not a string: read it all,
-    as kept_part does, if it has none) and the place it records (`at`, from `position`)."""
+    as kept_part does, if it has none) and where it says its line begins (`at`, from `position`)."""
 
     kind: str | None
     key: str | None

@@ -30,9 +30,9 @@ from session_lock import hold_lock, lock_file, unlock
 from session_reader import MAX_ENTRY_BYTES, Line, TooLong, open_for_reading
 from sqlite_schema import (
     HEADER,
+    JSONL_SIZE,
     KEPT_ROW,
     NEW_COMPACTION,
-    NEXT_SEQ,
     ROWS,
     SCHEMA,
     STATE,
@@ -166,11 +166,12 @@ class SqliteStore:
         self.exists, self._seen = True, seq
 
     def position(self) -> int | None:
-        """The seq the next entry will have, if no one else writes first (storage.py, 8)."""
+        """Where the next entry will begin in this session's JSONL bytes (storage.py, 8): the
+        same place in either store, so a compaction converted from one to the other keeps it."""
         if not self.exists:
             return None
         try:
-            return self._connection().execute(NEXT_SEQ).fetchone()[0]
+            return self._connection().execute(JSONL_SIZE).fetchone()[0]
         except sqlite3.Error:
             return None  # the write that follows will say what is wrong
 
@@ -185,6 +186,7 @@ class SqliteStore:
                     db.execute(statement)
                 header = encode(self.path, self._header or {}).removesuffix(b"\n")
                 db.execute("INSERT INTO header (one, line) VALUES (1, ?)", (header,))
+            where = db.execute(JSONL_SIZE).fetchone()[0] if kind == "compaction" else None
             insert = "INSERT INTO entries (type, id, parent, line) VALUES (?, ?, ?, ?)"
             seq = db.execute(insert, (kind, key, parent, body)).lastrowid or 0
             db.execute("UPDATE state SET leaf = coalesce(?, leaf)", (key,))
@@ -192,7 +194,7 @@ class SqliteStore:
                 named = kept if isinstance(kept, str) else None  # the last message so named
                 found = db.execute(KEPT_ROW, (named, seq)).fetchone()[0] or 1  # (1: all)
                 start = seq if kept is None else found  # None: it keeps nothing before itself
-                if facts.at != seq:  # not where it was written (converted, copied): read it all
+                if facts.at != where:  # not where it was written (a copy glued on): read it all
                     start = 1
                 db.execute(NEW_COMPACTION, (key, named, start))
             db.execute("COMMIT")

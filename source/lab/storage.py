@@ -28,10 +28,11 @@ JSONL store to each of them; a store of your own should pass the same):
 6. `lines_added()` gives the lines another writer appended since this one last read or wrote,
    so that a new entry never takes an id the store already holds.
 7. A file or database that cannot be a session raises UnusableSessionFile, naming it and why.
-8. `position()` says where the next entry will be, as the store can check it on reading, or
-   None. A compaction records it (`at`); `reading(resume=True)` skips what comes before a
-   compaction only if it finds the compaction at the place it records. None is always safe:
-   such a store's resume reads what it must without it.
+8. `position()` says where the next entry will begin in the session's bytes as a JSONL file
+   would hold them (header, then each entry, each ending in `\n`), or None. A compaction
+   records it (`at`); `reading(resume=True)` skips what comes before a compaction only if the
+   compaction is at the place it records, so a copy glued on later is no resume point. None
+   is always safe: such a store's resume reads what it must without it.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class SessionStorage(Protocol):
     def append(self, line: bytes) -> None: ...
 
     def position(self) -> int | None:
-        """Where the next entry will be (the JSONL store: the byte it will begin at), or None."""
+        """The byte the next entry will begin at in the session as a JSONL file, or None."""
         ...
 
     def close(self) -> None:

@@ -120,6 +120,8 @@ def test_a_converted_session_resumes_the_same_messages(
     after = Session.open(target, store=other)
     assert after.context.messages == before.context.messages
     assert after.session.leaf_id == before.session.leaf_id
+    # Each resumed from the kept part alone: the compaction is where it says it is in both.
+    assert not before.session.read_whole and not after.session.read_whole
     before.session.close()
     after.session.close()  # its database too: the last to close it removes its -wal file
     again = run_main("", "--convert", f".sessions/{source.name}")  # never over a session
