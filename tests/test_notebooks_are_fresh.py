@@ -55,7 +55,7 @@ def test_no_cell_stored_an_error(notebook: Path) -> None:
 
 # A step's notebook carries its number (the crash lab, 07, is the production step's); a
 # notebook after it (08_why_not_a_database, 09_appendix: the production step's code) has no step
-# of its own and no exercises.
+# of its own, and the exercises it holds are step 07's (08 ends with 07.3, 09 holds 07.1).
 STEP_NOTEBOOKS = [n for n in NOTEBOOKS if any(s.name[4:6] == n.name[:2] for s in STEPS)]
 
 

@@ -13,7 +13,7 @@ a header line and then lines that each end in `\\n`, and keeps every promise abo
 - A writer can hold an advisory lock on its file, and can ask the disk to keep each line.
 
 The production step switches on what a real agent needs, in a line: `lock=True` (two runs
-can then continue one session), `fsync=True` with `--fsync`. The crash lab runs the faults
+can then continue one session), `fsync=True` with `--fsync`. Notebooks 07 and 09 run the faults
 each defence answers. Its parts, each a module: reading in bounded memory (session_reader),
 the header's checks (session_header), where a resume starts (kept_part), the lock
 (session_lock), and what the folder is asked (folder_checks).

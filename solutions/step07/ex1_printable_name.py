@@ -7,7 +7,7 @@ have put in the file (a hand edit, another program, a pasted line), and a name r
 from the file is shown as often as one just typed: by `/name`, in the session list. So
 everything shown passes through `printable` (terminal_text.py), and everything written is kept
 as it is: the file records what was typed, and escaping is how it is shown, not what it is
-(notebook 07, section 8). Write `name_command` and `session_title`:
+(notebook 09, section 3). Write `name_command` and `session_title`:
 
 1. `name_command(chat, argument)`, the command `/name [TEXT]`:
    - `/name` alone answers one line, `session name: NAME`, or `this session has no name`
