@@ -226,9 +226,11 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     for leaf in leaves:
         ax.annotate("leaf", pos[leaf], xytext=(0, 25), textcoords="offset points", ha="center",
                     color=LEAF_COLOUR, fontsize=9, fontweight="bold")  # fmt: skip
+    longest = max((len(printable(n)) for n in graph), default=0)
+    font_size = 9 if longest <= 4 else 7 if longest <= 6 else 6  # e20000 still fits its node
     for kept, font_colour in ((True, "#111111"), (False, "#888888")):
         labels = {n: _plain(printable(n)) for n in graph if on_path[n] == kept}
-        nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=9,
+        nx.draw_networkx_labels(graph, pos, ax=ax, labels=labels, font_size=font_size,
                                 font_color=font_colour)  # fmt: skip
     for node, (x, y) in pos.items():  # the message text, under its node, on short lines
         ax.annotate(

@@ -19,18 +19,21 @@ def ids_in_order(path: Path) -> bool:
     a few C calls a block, several times faster than reading the file as entries.
     """
     last, pending = 0, b"\n"  # the largest id so far; the \n and the line a block ended in
-    with path.open("rb") as file:
-        file.readline()  # the header
-        while block := file.read(_BLOCK):
-            data = pending + block
-            end = data.rfind(b"\n")  # the lines before it are whole in this block
-            numbers = [last, *map(int, _WRITERS.findall(data, 0, end))]
-            lines = len(numbers) - 1
-            if lines != data.count(b"\n", 0, end) and lines != len(_JSON.findall(data, 0, end)):
-                return False  # a line of another shape that may be an entry: parse them all
-            if not all(map(operator.lt, numbers, numbers[1:])):
-                return False
-            last, pending = numbers[-1], data[end:][:_HEAD_BYTES]  # a long line: its start
+    try:
+        with path.open("rb") as file:
+            file.readline()  # the header
+            while block := file.read(_BLOCK):
+                data = pending + block
+                end = data.rfind(b"\n")  # the lines before it are whole in this block
+                numbers = [last, *map(int, _WRITERS.findall(data, 0, end))]
+                lines = len(numbers) - 1
+                if lines != data.count(b"\n", 0, end) and lines != len(_JSON.findall(data, 0, end)):
+                    return False  # a line of another shape that may be an entry: parse them all
+                if not all(map(operator.lt, numbers, numbers[1:])):
+                    return False
+                last, pending = numbers[-1], data[end:][:_HEAD_BYTES]  # a long line: its start
+    except OSError:
+        return False  # a whole read will say what is wrong
     return True
 
 
