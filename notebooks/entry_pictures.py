@@ -8,10 +8,9 @@ picture serves every step. Step 01's graph, older than the rest, sets only `role
 it is drawn with the roles' colours, and has no leaf. A program never draws: it prints
 `network_text`.
 
-The layout keeps the conversation on one straight row: the path from the leaf is the middle
-row, every other branch a row of its own, above the path if it was written before the path's
-next entry and below it if after, so that the file still reads from top to bottom and no two
-edges cross.
+The layout keeps the conversation on one straight row: the path from the leaf is the bottom
+row, every other branch a row of its own above it, the first written on top, so that every
+picture puts what is off the conversation on the same side and no two edges cross.
 """
 
 from __future__ import annotations
@@ -77,8 +76,8 @@ def columns(graph: nx.DiGraph) -> dict[int, list[str]]:
 
 
 def main_line(graph: nx.DiGraph) -> list[str]:
-    """The entries drawn on the middle row: the path from the leaf up to its root (the
-    conversation); without a leaf, the first root's first branch."""
+    """The entries drawn on the main row, the bottom one: the path from the leaf up to its
+    root (the conversation); without a leaf, the first root's first branch."""
     leaves = [node for node in graph if graph.nodes[node].get("leaf")]
     if leaves:
         line, node = [], leaves[0]
@@ -94,21 +93,26 @@ def main_line(graph: nx.DiGraph) -> list[str]:
 
 
 def positions(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
-    """Where each entry is drawn: x its depth, y its row (the main line at 0, above it > 0)."""
-    main = set(main_line(graph))
+    """Where each entry is drawn: x its depth, y its row (the main line at 0, above it > 0).
+    Every row but the main line's is above it: another root's entries, a parent cycle's."""
+    line = main_line(graph)
+    main = set(line)
     seen: set[str] = set()
     depth: dict[str, int] = {}
-    rows: list[list[str]] = []
-    middle = 0
-    for root in (node for node, degree in graph.in_degree() if degree == 0):
-        block = _rows_from(graph, root, main, seen, depth, 0)
-        if root in main:
-            middle = len(rows) + next(i for i, row in enumerate(block) if root in row)
-        rows.extend(block)
-    for node in graph:  # entries on a parent cycle, which no root leads to: rows at the bottom
-        if node not in seen:
-            rows.extend(_rows_from(graph, node, main, seen, depth, 0))
+    above: list[list[str]] = []
+    main_block: list[list[str]] = []
+    roots = [node for node, degree in graph.in_degree() if degree == 0]
+    for start in [*roots, *graph]:  # then entries on a parent cycle, which no root leads to
+        if start in seen:
+            continue
+        block = _rows_from(graph, start, main, seen, depth, 0)
+        if line and any(line[0] in row for row in block):
+            main_block = block
+        else:
+            above.extend(block)
+    rows = [*above, *main_block]
     row_of = {node: index for index, row in enumerate(rows) for node in row}
+    middle = row_of[line[0]] if line else 0
     return {node: (float(depth[node]), float(middle - row_of[node])) for node in graph}
 
 
@@ -118,30 +122,24 @@ def _rows_from(
 ) -> list[list[str]]:  # fmt: skip
     """The rows the entries from `start` down take, top to bottom. `start`'s row goes on
     through its child on the main line (else its first child); each other child starts rows
-    of its own, above if it was written before that child, below if after. A branch that
-    leaves the row further right sits nearer to it, so that no edge crosses another."""
+    of its own above it, in the order they were written. A branch that leaves the row further
+    right sits nearer to it, so that no edge crosses another."""
     row: list[str] = [start]
     above: list[list[str]] = []
-    below: list[list[str]] = []
     seen.add(start)
     depth[start] = start_depth
     node = start
     while children := [child for child in graph.successors(node) if child not in seen]:
         on_main = [child for child in children if child in main] if node in main else []
         going_on = (on_main or children)[0]
-        at = children.index(going_on)
         seen.add(going_on)
-        blocks = [
-            _rows_from(graph, child, main, seen, depth, depth[node] + 1)
-            for child in children
-            if child != going_on
-        ]
-        above += [r for block in blocks[:at] for r in block]
-        below = [r for block in blocks[at:] for r in block] + below
+        for child in children:
+            if child != going_on:
+                above += _rows_from(graph, child, main, seen, depth, depth[node] + 1)
         depth[going_on] = depth[node] + 1
         row.append(going_on)
         node = going_on
-    return [*above, row, *below]
+    return [*above, row]
 
 
 def path_edges(graph: nx.DiGraph) -> set[tuple[str, str]]:
@@ -182,7 +180,7 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     the file grew. The leaf has a black ring and says so.
 
     The walk that rebuilds the conversation goes against the arrows, from the leaf up: that
-    path is the straight middle row, its entries filled and outlined, its arrows solid
+    path is the straight bottom row, its entries filled and outlined, its arrows solid
     (`path_edges`); entries off it are hollow with a dashed outline, every other arrow dashed.
     The entries `restored` names (what an earlier run wrote, say) have a grey halo.
     """

@@ -56,9 +56,8 @@ class Chat:
 class ModelChoice:
     """Which model answers on a path, and which one the path recorded.
 
-    Made in one place (`choose_model`, through `Chat.follow`) and worded in one place
-    (`fallback_message`), so that every way of reaching a leaf (a resume, a /branch) says the
-    same about either.
+    Made in one place (`choose_model`) and worded in one place (`fallback_message`), so that
+    what a resume chooses and what it warns about cannot drift apart.
     """
 
     used: str  # the model that answers the next turn
@@ -71,8 +70,7 @@ class ModelChoice:
         return self.recorded is not None and self.recorded != self.used
 
     def fallback_message(self) -> str:
-        """What to tell the user when the choice `fell_back` (a warning on resume, a note after
-        a move)."""
+        """What to tell the user when the choice `fell_back` (a warning on resume)."""
         return f"the session's model {self.recorded} is not here; using {self.used}"
 
 

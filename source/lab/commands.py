@@ -167,12 +167,22 @@ class Chat:
 
 @dataclass(frozen=True)
 class ModelChoice:
+    # >> 04 until 05
+    # """Which model answers on a path, and which one the path recorded.
+    #
+    # Made in one place (`choose_model`) and worded in one place (`fallback_message`), so that
+    # what a resume chooses and what it warns about cannot drift apart.
+    # """
+    # << 04 until 05
+    # >> 05
     """Which model answers on a path, and which one the path recorded.
 
     Made in one place (`choose_model`, through `Chat.follow`) and worded in one place
     (`fallback_message`), so that every way of reaching a leaf (a resume, a /branch) says the
     same about either.
     """
+
+    # << 05
 
     used: str  # the model that answers the next turn
     recorded: str | None  # the path's last model switch; None if the path has none
@@ -184,8 +194,13 @@ class ModelChoice:
         return self.recorded is not None and self.recorded != self.used
 
     def fallback_message(self) -> str:
+        # >> 04 until 05
+        # """What to tell the user when the choice `fell_back` (a warning on resume)."""
+        # << 04 until 05
+        # >> 05
         """What to tell the user when the choice `fell_back` (a warning on resume, a note after
         a move)."""
+        # << 05
         # >> 04 until prod
         # return f"the session's model {self.recorded} is not here; using {self.used}"
         # << 04 until prod

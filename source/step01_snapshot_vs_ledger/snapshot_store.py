@@ -67,9 +67,9 @@ class AtomicSnapshotStore(SnapshotStore):
         temporary = self.path.with_name(self.path.name + ".tmp")
         with open(temporary, "wb") as file:
             file.write(data)
-            # Against power loss you would also need file.flush(); os.fsync(file.fileno())
-            # here, and an fsync of the directory after the replace. A killed process
-            # does not need them: the kernel keeps what was written.
+            # Against power loss these bytes would also have to reach the disk here, and
+            # the directory's new entry after the replace (exercise 01.1 measures such a
+            # sync). A killed process does not need them: the kernel keeps what was written.
         os.replace(temporary, self.path)  # the atomic step: old name now means the new bytes
         return len(data)
 
