@@ -16,7 +16,7 @@ def ids_in_order(path: Path) -> bool:
     Stop here: a backup glued onto its own session (cat old >> new) ends in a copy of an old
     compaction and what it keeps, and the walk from the leaf is whole in the copy. Nothing in
     the lines read says so; only the ids before them do. They are searched for, not parsed:
-    a few C calls a block, several times faster than reading the file as entries.
+    a few C calls a block, where a whole read parses each line as JSON.
     """
     last, pending = 0, b"\n"  # the largest id so far; the \n and the line a block ended in
     try:
