@@ -50,5 +50,5 @@ def describe(event: LoopEvent) -> str | None:
 
 
 def counted(number: int, noun: str) -> str:
-    """A count as a person writes it: "1 message", "2 messages"."""
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+    """A count as a person writes it: "1 message", "2 messages", "12,495 messages"."""
+    return f"{number} {noun}" if number == 1 else f"{number:,} {noun}s"

@@ -229,7 +229,7 @@ class Compacted:
     kept: int  # messages the model is still given as they are
 
     def __str__(self) -> str:
-        return f"compacted: a summary stands in for {self.summarised} messages; {self.kept} kept"
+        return f"compacted: a summary stands in for {self.summarised:,} messages; {self.kept} kept"
 
 
 def compact(chat: Chat) -> Compacted | None:
