@@ -22,6 +22,7 @@ from itertools import pairwise
 
 import networkx as nx
 from matplotlib.axes import Axes
+from matplotlib.colors import to_rgb
 
 UNKNOWN_COLOUR = "#dddddd"  # a kind the step does not know
 # The leaf's ring: black, a colour no kind of entry is drawn in (every kind is a pale colour).
@@ -192,14 +193,14 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     on_path = {n: nodes[n].get("on_path", True) for n in graph}
     colour = {n: kind_colours.get(kind[n], UNKNOWN_COLOUR) for n in graph}
     # On the conversation: filled, a solid dark outline. Off it: hollow, a dashed outline in the
-    # kind's colour. A pale kind (a compaction) on the path never reads as "off".
+    # kind's colour, darkened so that a pale kind (a compaction, grey) still shows on white.
     drawn_nodes = nx.draw_networkx_nodes(
         graph,
         pos,
         ax=ax,
         node_color=[colour[n] if on_path[n] else OFF_PATH_FILL for n in graph],
         node_size=900,
-        edgecolors=[PATH_COLOUR if on_path[n] else colour[n] for n in graph],
+        edgecolors=[PATH_COLOUR if on_path[n] else darker(colour[n]) for n in graph],
         linewidths=[1.5 if on_path[n] else 2.0 for n in graph],
     )
     drawn_nodes.set_linestyle(["solid" if on_path[n] else (0, (2, 2)) for n in graph])
@@ -273,6 +274,11 @@ def draw(graph: nx.DiGraph, ax: Axes, restored: Collection[str] = ()) -> None:
     ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)  # room for the ring and the text under a node
     ax.set_ylim(min(ys) - 0.75, max(ys) + 0.5)
     ax.set_axis_off()
+
+
+def darker(colour: str, share: float = 0.35) -> tuple[float, float, float]:
+    """`colour` mixed with black: an outline that shows on white, however pale the kind."""
+    return tuple(channel * (1 - share) for channel in to_rgb(colour))  # type: ignore[return-value]
 
 
 def _plain(text: str) -> str:

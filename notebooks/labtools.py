@@ -407,7 +407,8 @@ def show_tree(graph: nx.DiGraph, title: str = "", restored: Collection[str] = ()
     draw(graph, ax, restored=restored)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
-    plt.show()
+    with plt.rc_context({"savefig.pad_inches": 0.25}):  # a margin beyond the legend's text
+        plt.show()
     plt.close(figure)
 
 
