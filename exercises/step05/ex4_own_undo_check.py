@@ -24,7 +24,7 @@ BACK = "/undo gives the conversation before the last turn"
 KEPT = "an undo survives a restart"
 GROWS = "the file only grows"
 STILL = "nothing to undo changes nothing"
-TYPED = ["/undo", "hello", "what is 12*8", "what was the result"]  # put among the operations
+TYPED = ["/undo", "/undo", "hello", "what is 12*8", "what was the result"]  # among the operations
 UNDO, MODEL, REOPEN, TEAR = "/undo", ("model", "scripted-v2"), ("reopen", None), ("tear", 30)
 NAMED = [[UNDO, UNDO, "hello"], ["hello", "what is 12*8", UNDO, UNDO, UNDO],
          ["hello", MODEL, "what is 12*8", UNDO, REOPEN, UNDO],
