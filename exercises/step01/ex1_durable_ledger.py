@@ -37,7 +37,7 @@ class DurableLedgerStore(LedgerStore):
 
     def append(self, message: Message) -> int:
         # TODO: an append acknowledged only once its line is on the disk.
-        raise NotImplementedError("DurableLedgerStore.append is not written yet")
+        raise NotImplementedError("DurableLedgerStore.append does not fsync yet")
 
 
 def measure_fsync_cost(directory: Path, appends: int = 200) -> tuple[float, float]:

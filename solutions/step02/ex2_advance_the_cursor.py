@@ -10,8 +10,7 @@ What the check holds you to (it reads the file as each turn begins, and once mor
 - Every message is in the file once and only once, whatever the number of turns.
 - Each turn's messages are in the file before the next turn begins: a crash in turn 3 must
   not cost turns 1 and 2.
-- `chat` returns the messages and the cursor, which after the last turn is the number of
-  messages in the file.
+- `chat` returns the messages and the cursor: after the last turn, the messages in the file.
 
 session.py is not changed: the bug is the caller's, and so is the fix.
 Check it with `python -m exercises check 02.2` or the notebook; stuck: `make hint ID=02.2`.
