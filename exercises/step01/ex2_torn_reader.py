@@ -1,32 +1,30 @@
 """Exercise 01.2: rescue what you can from a torn snapshot, and compare with the ledger.
 
-The snapshot reader gives up on a torn file: one JSON array cut short is not JSON. But the
-messages at its start are complete. Write `salvage_snapshot(data)`, which returns every
-message that is complete in `data` (the bytes of a snapshot file, possibly cut anywhere).
+The snapshot reader gives up on a torn file: one JSON array cut short is not JSON. Yet the
+messages at its start are complete. Write `salvage_snapshot(data)`: given the bytes of a
+snapshot file (`[` message `,` message ... `]`, as SnapshotStore writes it), possibly cut
+anywhere, it returns what can be rescued.
 
-Hint: the file is `[` + message + `,` + message + ... + `]`. The standard library's
-`json.JSONDecoder().raw_decode(text, index)` parses ONE value starting at `index` and tells
-you where it ended. A cut can land inside a multi-byte UTF-8 character, so decode the bytes
-with `errors="ignore"`. A text may itself contain `]`, `}`, `,` or `"`: never look for those
-characters yourself.
+What the check holds you to (it cuts snapshots of many histories at every byte):
 
-The check cuts snapshots of many histories at every byte. It also tries what a power cut
-can leave: the file at its full length, with zero bytes where the data never arrived. Your
-salvage must never raise on any of them.
+- It returns every message whose JSON object is complete in `data`, in order, and nothing
+  after the first one that is not: exactly the messages that were whole when the cut came.
+- It never raises: a cut anywhere, inside a multi-byte character too; the file at its full
+  length with zero bytes after the cut, as a power cut can leave it; an empty file.
+- A message's text may hold anything, `]`, `}`, `,`, `"`, a backslash, a line break included,
+  and its content may nest lists and objects.
 
 Then think: what does your salvage do with a file the crash left EMPTY (the truncating open
-ran, the write did not)? The ledger's reader does the same job with `split(b"\n")`.
+ran, the write did not)? What did the ledger's reader need to do the same job?
+Check it with `python -m exercises check 01.2` or the notebook; stuck: `make hint ID=01.2`.
 """
 
 from __future__ import annotations
-
-import json  # noqa: F401  (you will need json.JSONDecoder)
 
 from messages import Message
 
 
 def salvage_snapshot(data: bytes) -> list[Message]:
     """Every complete message at the start of a (possibly torn) snapshot file."""
-    # TODO: skip "[", then raw_decode one message at a time, skipping "," between them,
-    # until the end of the data or a value that does not parse.
+    # TODO: the messages that were whole when the cut came.
     raise NotImplementedError("salvage_snapshot is not written yet")

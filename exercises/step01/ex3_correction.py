@@ -1,35 +1,42 @@
 """Exercise 01.3: correct a message the ledger's way: append, never rewrite.
 
-The assistant said something wrong in entry e2. A snapshot would overwrite it; a ledger
-cannot (its old bytes are never rewritten), and that is the point: the record says what was
-said AND that it was corrected later. You add a new entry kind for it.
+The assistant said something wrong in entry e2. A snapshot would overwrite it; a ledger cannot
+(its old bytes are never rewritten), and that is the point: the record says what was said AND
+that it was corrected later. Add a new entry kind for it, a correction:
 
-1. `append_correction(store, target_id, text)` appends one entry
-       {"type": "correction", "id": <next id>, "parentId": <last id>,
-        "corrects": target_id, "text": text}
-   through `store.write_entry` (ids come from `store.next_entry_id()`, the parent is
-   `store.last_id`) and returns the new entry's id. A target that is not a message entry
-   already in the file is a mistake: raise ValueError.
-2. `current_view(path)` returns the messages as they read now, reading the file and never
-   writing it: each corrected message's text replaced by its LATEST correction (corrections
-   are in `read_ledger(path).other_entries`: this step's reader skips kinds it does not know).
+    {"type": "correction", "id": "e7", "parentId": "e6", "corrects": "e2", "text": "..."}
+
+What the check holds you to (the same corrections, on your ledger and the solution's):
+
+- `append_correction(store, target_id, text)` adds one such entry, whose `id` and `parentId`
+  are those the store gives its next entry, written through `store.write_entry` (once per
+  correction: the check counts the calls), and returns the correction's own id. The file
+  only grows: its old bytes stay as they were.
+- Only a message entry already in the file can be corrected. Any other target (an id no
+  entry has, the header's, a correction's, the next id, `E2` for `e2`) raises ValueError and
+  writes nothing.
+- `current_view(path)` only reads the file, and returns its messages in order, each with its
+  own role; a corrected one reads as its latest correction's text. Every other message is
+  as it was. (This step's reader skips kinds it does not know: what does it do with yours?)
+
+Check it with `python -m exercises check 01.3` or the notebook; stuck: `make hint ID=01.3`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ledger_store import LedgerStore, read_ledger  # noqa: F401  (you will need read_ledger)
-from messages import Message, text_message  # noqa: F401  (handy for current_view)
+from ledger_store import LedgerStore, read_ledger  # noqa: F401
+from messages import Message, text_message  # noqa: F401
 
 
 def append_correction(store: LedgerStore, target_id: str, text: str) -> str:
     """Append a correction of entry `target_id`; return the correction's own id."""
-    # TODO: check target_id is a message entry in store.path, then store.write_entry({...})
+    # TODO: refuse what is no message entry of the file; append the correction.
     raise NotImplementedError("append_correction is not written yet")
 
 
 def current_view(path: Path) -> list[Message]:
     """The history with every correction applied (the latest correction wins)."""
-    # TODO: read the ledger, map corrected ids to their latest text, rebuild the messages
+    # TODO: the messages as they read now.
     raise NotImplementedError("current_view is not written yet")

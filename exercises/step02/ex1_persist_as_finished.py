@@ -1,36 +1,35 @@
 """Exercise 02.1: save each message the moment it is finished, not at the end of the turn.
 
-main.py persists once a turn is over, so a crash in the middle of a turn loses all of it,
-even the user's line. Write `persist_as_finished(events, session)`: it consumes the events of
-one `run_turn` and appends each message to `session` as soon as its `MessageEnd` event
-arrives, each once. It returns how many messages it appended. A turn that fails (the model
-goes away mid-turn) raises out of `events`: let it go on to the caller, who tells the user;
-what was finished before it is already saved.
+main.py saves once a turn is over, so a crash in the middle of a turn loses all of it, even the
+user's line. Write `persist_as_finished(events, session)`, which runs one turn by consuming the
+events of `run_turn`, and saves as it goes. The loop stays ignorant of disk: loop.py is not
+changed, you only read its events (a real harness subscribes to "message finished" the same
+way).
 
-The loop must stay ignorant of disk: you only read its events, you do not change loop.py.
-(This is how a real harness does it: the session subscribes to "message finished" events.)
+What the check holds you to:
 
-The check crashes a real process: it runs a turn through your function in a child process
-and kills it with SIGKILL while the tool runs. No `finally:`, no exit handler, no buffer
-flush runs after SIGKILL, so only what was already written survives. When it works, the file
-holds the two messages finished before the kill: the user's line and the assistant's tool
-call. Check it with `python -m exercises check 02.1` or the notebook; stuck: `make hint
-ID=02.1`.
+- A message is in the file from the moment its `MessageEnd` event has reached you, before the
+  turn goes on: the check runs a turn in a child process and kills it with SIGKILL while the
+  tool runs (no `finally:`, no exit handler, no buffer flush runs after that), and the file
+  must then hold the two messages finished before the kill, the user's line and the
+  assistant's tool call.
+- Each message is saved once, in order, turn after turn, and nothing else is written.
+- It returns how many messages it saved.
+- A turn that fails (the model goes away mid-turn) raises out of `events`: the exception goes
+  on to the caller, who tells the user, and what was finished before it is already saved.
+
+Check it with `python -m exercises check 02.1` or the notebook; stuck: `make hint ID=02.1`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from loop import LoopEvent, MessageEnd  # noqa: F401  (you will need MessageEnd)
+from loop import LoopEvent, MessageEnd  # noqa: F401
 from session import Session
 
 
 def persist_as_finished(events: Iterable[LoopEvent], session: Session) -> int:
-    """Run a turn by consuming its events; append every finished message to `session`."""
-    written = 0
-    for _event in events:
-        # TODO: when the event is a MessageEnd, append its message to the session
-        # (session.append_message) and count it.
-        pass
-    return written
+    """Run a turn by consuming its events; save every finished message to `session`."""
+    # TODO: run the turn, saving as it goes.
+    raise NotImplementedError("persist_as_finished is not written yet")

@@ -6,22 +6,23 @@
       2  hello                                      2 messages   20260101T120000Z-aa.jsonl
     which session? 2
 
-Write two functions; `resume` below already uses them.
+Write `list_sessions(directory)`, the rows, and `choose(rows, answer)`, the pick; `resume`
+below already uses them.
 
-1. `list_sessions(directory)`: one `SessionRow` per usable session, in the order of
-   `list_session_files` (most recently modified first). A row describes what resuming that
-   session restores: the conversation `Session.open` rebuilds, the path from the leaf. That
-   is not the file's lines: a file can also hold a torn line, entries of a kind this step
-   does not know, and branches the conversation left behind.
-   - `messages`: how many messages resuming it restores;
-   - `title`: `preview(...)` of the first user message of that conversation, or
-     "(no user message)" when it has none;
-   - `modified`: the file's st_mtime.
-   A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but
-   usable one is listed. Listing only reads: no byte of any file changes.
-2. `choose(rows, answer)`: the path of row number `answer`, what the user typed: a number
-   from 1 to len(rows), spaces around allowed. Anything else (0, -1, a number past the end,
-   a word, 1.5, nothing) raises ValueError with a short reason.
+What the check holds you to (folders of sessions, listed by you and by the solution):
+
+- One `SessionRow` per usable session, in the order `--continue` uses (`list_session_files`).
+  A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but usable
+  one is listed.
+- A row describes what resuming that session restores: the conversation `Session.open`
+  rebuilds, not the file's lines. `messages` is how many messages that conversation holds;
+  `title` is `preview(...)` of its first user message, or "(no user message)"; `modified` is
+  the file's st_mtime. The check's files hold what lines and conversation disagree on: a
+  torn line, a kind this step does not know, a branch the conversation left behind.
+- Listing only reads: no byte of any file changes.
+- `choose` returns the path of row number `answer`, what the user typed: a number from 1 to
+  len(rows), spaces around it allowed (`01` is 1). Anything else (0, -1, a number past the
+  end, a word, 1.5, nothing) raises ValueError with a short reason.
 
 Check it with `python -m exercises check 03.2` or the notebook; stuck: `make hint ID=03.2`.
 """
@@ -31,12 +32,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from messages import Message, preview  # noqa: F401  (you will need preview)
-from session import (  # noqa: F401  (you will need these)
-    Session,
-    UnusableSessionFile,
-    list_session_files,
-)
+from messages import Message, preview  # noqa: F401
+from session import Session, UnusableSessionFile, list_session_files  # noqa: F401
 
 
 class SessionRow(NamedTuple):
@@ -48,19 +45,14 @@ class SessionRow(NamedTuple):
 
 def list_sessions(directory: Path | str) -> list[SessionRow]:
     """Every usable session in `directory`, newest first."""
-    rows: list[SessionRow] = []
-    for _path in list_session_files(directory):  # already newest first
-        # TODO: rebuild the conversation resuming this file restores (leave the file out on
-        # UnusableSessionFile) and append a SessionRow: the preview of its first user
-        # message, how many messages it holds, the file's st_mtime.
-        pass
-    return rows
+    # TODO: a row per usable session, telling what resuming it restores.
+    raise NotImplementedError("list_sessions is not written yet")
 
 
 def choose(rows: list[SessionRow], answer: str) -> Path:
     """The path of the row the user picked by number; ValueError for anything else."""
-    # TODO: "2" picks rows[1]. Refuse what is not a number, 0, and numbers past the end.
-    raise NotImplementedError("TODO: turn the answer into one of the rows' paths")
+    # TODO: the row the user meant, or a refusal.
+    raise NotImplementedError("choose is not written yet")
 
 
 def format_rows(rows: list[SessionRow]) -> str:

@@ -1,28 +1,36 @@
 """Exercise 06.2: carry an earlier summary forward, so a second compaction keeps the first's.
 
 A compaction's summary stands in for what it replaced. The next `/compact` summarises the
-messages before its own boundary, and the first of them is the earlier summary itself, as
-the model is given it: a user message (`summary_message`). A summariser that treats it as one
-more question writes "- asked: Summary of the conversation before…", cut to one line, and
-everything the first compaction held is gone: "what was the result" no longer
-answers. The summariser below does just that. Fix `summarize(messages)`:
+messages before its own boundary, and the first of them is the earlier summary itself, as the
+model is given it: a user message (`summary_message`). A summariser that treats it as one more
+question writes "- asked: Summary of the conversation before…", cut to one line, and everything
+the first compaction held is gone: "what was the result" no longer answers (notebook 06,
+section 5). Write `summarize(messages)`, a summariser that carries it over.
 
-- An earlier summary among `messages` (`summary_in(message)` gives its text; None for any
-  other message) is carried over: its lines, each as it is, in its place among the lines.
-- Every other user message gives one line, `- asked: TEXT` (its text on one line, its spaces
-  and line breaks made single spaces, cut with `shortened(TEXT, SUMMARY_WIDTH)`); a repeated
-  question gets its line again.
-- Every tool result that is no error gives one line, `- NAME(EXPRESSION) -> RESULT`, made
-  one line as a whole (the call's expression may hold a line break too) and cut to
-  SUMMARY_WIDTH: the scripted model recalls a result from a line of that form.
-  Nothing else gives a line (an answer, a tool call, an error result).
-- The summary is those lines in order, joined by "\n", only the newest SUMMARY_LINES of
-  them: its size does not grow with the session.
+What the check holds you to (at each compaction of many scripts of turns, model switches,
+moves and compactions, your summary of the same messages and the solution's, line by line;
+then two compactions through the step's dispatcher, and "what was the result"):
 
-Write it yourself: the step's `ScriptedModel.summarize` is the answer (read it afterwards);
-the check fails a summarize that calls it. The rest of this file is given: `/compact`, the
-step's own, with your summarize as the model's, in the step's command table. Check it with
-`python -m exercises check 06.2` or the notebook.
+- The summary is lines joined by "\n", one for each of these among `messages`, in order:
+  - an earlier summary (`summary_in(message)` gives its text; None for any other message):
+    its lines, each as it is, in its place;
+  - every other user message: `- asked: TEXT`, its text on one line (its runs of spaces and
+    line breaks made one space), cut with `shortened(TEXT, SUMMARY_WIDTH)`; a repeated
+    question gets its line again;
+  - every tool result that is no error: `- NAME(EXPRESSION) -> RESULT`, NAME the tool's,
+    EXPRESSION the `expression` of the call it answers, the whole line on one line and cut
+    with `shortened` to SUMMARY_WIDTH: the scripted model recalls a result from a line of
+    that form.
+  Nothing else gives a line: an answer, a tool call, an error result.
+- Only the newest SUMMARY_LINES lines are kept: a summary's size does not grow with the
+  session.
+- It is your own: the step's `ScriptedModel.summarize` is the answer (read it afterwards),
+  and the check fails a `summarize` that calls it.
+
+The rest of this file is given: `expression_of` (the expression of the call a result
+answers, as a line shows it) and `/compact`, the step's own with your summarize as the
+model's, in the step's command table. Check it with `python -m exercises check 06.2` or the
+notebook.
 """
 
 from __future__ import annotations
@@ -32,22 +40,13 @@ from collections.abc import Sequence
 from commands import COMMANDS, Chat, Command, CommandResult
 from commands import compact_command as step_compact_command
 from messages import Message, shortened, summary_in, text_of, tool_calls, value_text  # noqa: F401
-from model import MODELS, SUMMARY_LINES, SUMMARY_WIDTH
+from model import MODELS, SUMMARY_LINES, SUMMARY_WIDTH  # noqa: F401
 
 
 def summarize(messages: Sequence[Message]) -> str:
     """A summary that can stand in for `messages`: one line per question and result."""
-    lines: list[str] = []
-    for message in messages:
-        text = " ".join(text_of(message).split())  # one line, whatever the message held
-        # TODO: an earlier summary is a user message too: carry its lines over instead.
-        if message["role"] == "user":
-            lines.append(f"- asked: {shortened(text, SUMMARY_WIDTH)}")
-        elif message["role"] == "toolResult" and not message["isError"]:
-            expression = expression_of(messages, message["toolCallId"])
-            line = f"- {message['toolName']}({expression}) -> {text}"
-            lines.append(shortened(" ".join(line.split()), SUMMARY_WIDTH))  # one line
-    return "\n".join(lines[-SUMMARY_LINES:])
+    # TODO: the summary, an earlier one carried over.
+    raise NotImplementedError("summarize is not written yet")
 
 
 # --- Given: the expression a result answers, and /compact with your summarize -------------

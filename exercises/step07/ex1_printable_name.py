@@ -1,5 +1,6 @@
 """Exercise 07.1: a session name shown escaped, whether it was typed or read from the file.
 
+<<<<<<< HEAD
 A terminal obeys some characters instead of showing them: ESC starts a sequence that can
 clear the screen, recolour the rest of the output or retitle the window; a carriage return
 rewrites the line; U+202E shows the rest backwards. A session name is text anyone could
@@ -8,23 +9,34 @@ from the file is shown as often as one just typed: by `/name`, in the session li
 everything shown passes through `printable` (terminal_text.py), and everything written is kept
 as it is: the file records what was typed, and escaping is how it is shown, not what it is
 (notebook 09, section 3). Write `name_command` and `session_title`:
+=======
+A terminal obeys some characters instead of showing them: ESC starts a sequence that can clear
+the screen, recolour the rest of the output or retitle the window; a carriage return rewrites
+the line; U+202E shows the rest backwards. A session name is text anyone could have put in the
+file (a hand edit, another program, a pasted line), and a name read back from the file is shown
+as often as one just typed: by `/name`, in the session list. Write `name_command(chat,
+argument)`, the command `/name [TEXT]`, and `session_title(entries, leaf_id)`, the session
+list's title, so that no name can take over the terminal, and the file still records what was
+typed (notebook 07, section 8: escaping is how text is shown, not what it is).
+>>>>>>> ex
 
-1. `name_command(chat, argument)`, the command `/name [TEXT]`:
-   - `/name` alone answers one line, `session name: NAME`, or `this session has no name`
-     when it has none;
-   - `/name TEXT` appends a `session_info` entry holding TEXT as typed
-     (`append_session_name`), sets `chat.name` to TEXT as typed, and answers
-     `session named NAME`; TEXT that is already the name answers `already named NAME` and
-     writes nothing.
-   NAME is always `printable(the name)`, the name typed or the name the file gave. A
-   command never becomes a message: `chat.messages` and the cursor stay as they are.
-2. `session_title(entries, leaf_id)`: the session list's title: `printable(name)` for the
-   name in force (`session_name_at`), else `preview()` of the first user message on the path
-   from the leaf (preview escapes already), else "(no user message)".
+What the check holds you to (names holding ESC sequences, a carriage return, a bidirectional
+override, a backslash; typed in scripts through the step's dispatcher, and held in generated
+trees of entries, as a file may hold them), compared with the solution word for word:
+
+- Every name shown is `printable(name)` (terminal_text.py), wherever the name came from.
+- The file, and `chat.name`, keep the name as typed.
+- `/name` alone answers one line: `session name: NAME`, or `this session has no name`.
+  `/name TEXT` records TEXT (`append_session_name`), puts it in `chat.name` and answers
+  `session named NAME`; TEXT that is the name already answers `already named NAME` and
+  writes nothing. NAME is the name as shown. A command never becomes a message.
+- A session's title is its name in force (`session_name_at`) as shown; else `preview()` of
+  the first user message on the path from the leaf (preview escapes already); else
+  "(no user message)".
 
 The rest is given: `NamedChat`, `append_session_name`, `session_name_at` (the last
-session_info on the path, if its name is text), `open_chat` (what `--continue` does: the
-name comes from the file) and `/name` in the step's own command table. Check it with
+session_info on the path, if its name is text), `open_chat` (what `--continue` does: the name
+comes from the file) and `/name` in the step's own command table. Check it with
 `python -m exercises check 07.1` or the notebook.
 """
 
@@ -36,11 +48,11 @@ from pathlib import Path
 
 from commands import COMMANDS, Chat, Command, CommandResult
 from entries import Entry, path_to_leaf
-from messages import preview  # noqa: F401  (you will need it)
+from messages import preview  # noqa: F401
 from model import DEFAULT_MODEL
 from model_registry import MODELS
 from session import Session
-from terminal_text import printable  # noqa: F401  (you will need it)
+from terminal_text import printable  # noqa: F401
 
 
 @dataclass
@@ -52,13 +64,13 @@ class NamedChat(Chat):
 
 def name_command(chat: NamedChat, argument: str) -> CommandResult:
     """`/name` shows the name; `/name TEXT` names the session and records it."""
-    # TODO: show (printable), refuse the name in force, or append and set chat.name (as typed).
+    # TODO: show the name, or name the session.
     raise NotImplementedError("name_command is not written yet")
 
 
 def session_title(entries: Mapping[str, Entry], leaf_id: str | None) -> str:
     """The list's title for a session: its name, else its first user message."""
-    # TODO: printable(session_name_at(...)); else preview() of the path's first user message.
+    # TODO: the title the session list shows.
     raise NotImplementedError("session_title is not written yet")
 
 

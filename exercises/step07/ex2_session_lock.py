@@ -3,27 +3,25 @@
 Two runs that `--continue` one session both read the same leaf and both append the next id:
 their turns interleave, and one is lost (notebook 07, section 3). So a run that writes a
 session holds a lock on it, and a second run is refused. The hard case is the run that dies
-holding it: SIGKILL, the OOM killer, a power cut. No `finally:` and no exit handler runs
-then, so a lock that something must remove (a `.lock` file, a pid written down) stays, and
-the session is locked out for good. Write `lock_session(path)` and `unlock_session(held)`:
+holding it: SIGKILL, the OOM killer, a power cut. No `finally:` and no exit handler runs then,
+so a lock that something must remove (a `.lock` file, a pid written down) stays, and the
+session is locked out for good.
+Write `lock_session(path)`, which locks the session file `path` for this run and returns what
+holds the lock (yours to choose), and `unlock_session(held)`, which lets go of it.
 
-- `lock_session(path)` takes an exclusive lock on the session file `path` itself, without
-  waiting, and returns what holds it (a descriptor or an open file: yours to choose). A
-  session another process holds raises `SessionInUse(path)` at once: it never waits for the
-  holder, and raises nothing else for it. Nothing else raises SessionInUse: a missing file
-  is not in use, and a run told it is would wait for no one. A refusal leaves nothing open:
-  a run that asks again and again would run out of file descriptors.
-- The lock ends with its holder, however it ends: a holder SIGKILLed leaves no lock. Let the
-  kernel hold it, on an open file, so that it goes when the holder's descriptors close (a
-  process that dies closes them all).
-- It lasts while the run writes: the step's writer opens and closes the file for every line.
-  A lock that goes at one of those closes is no lock: `fcntl.lockf`'s does (a POSIX lock
-  belongs to the process, and goes at its first close of ANY descriptor of the file), an
-  `fcntl.flock` belongs to the open file it was taken on.
-- It changes nothing on disk: the session's bytes stay as they are, and no file is created
-  (a lock file beside the session is just what SIGKILL leaves behind).
-- `unlock_session(held)` lets go of it: the session can be locked again, and nothing the
-  lock held stays open.
+What the check holds you to (in this process, and with real processes that hold your lock):
+
+- A session another run holds is refused at once: `lock_session` raises `SessionInUse(path)`,
+  never waits for the holder, and raises nothing else for it. Nothing else raises
+  SessionInUse: a missing file is not in use, and another session of the folder stays free.
+- A holder SIGKILLed (right after writing a line) leaves no lock: the next run locks at once.
+- A live holder keeps the lock for as long as it writes. The step's writer opens and closes
+  the session file for every line it appends: the lock must outlive all of that.
+- The lock changes nothing on disk: the session's bytes stay, and no file appears beside it
+  (a lock file is just what SIGKILL leaves behind).
+- `unlock_session` lets go: the session can be locked again. Neither a lock and its unlock
+  nor a refusal leaves a descriptor open: a run that asks again and again must not run out
+  of them (the check asks 50 times).
 
 The rest is given: `open_locked(path)`, what `--continue` does with your lock. Check it with
 `python -m exercises check 07.2` or the notebook.
@@ -31,7 +29,7 @@ The rest is given: `open_locked(path)`, what `--continue` does with your lock. C
 
 from __future__ import annotations
 
-import fcntl  # noqa: F401  (you may need it)
+import fcntl  # noqa: F401
 import os  # noqa: F401
 from pathlib import Path
 from typing import Any
@@ -42,13 +40,13 @@ from session_file import SessionInUse  # noqa: F401
 
 def lock_session(path: Path | str) -> Any:
     """Lock the session file `path` for this run, without waiting; SessionInUse if held."""
-    # TODO: open the file (for reading: the lock changes nothing), take an exclusive lock
-    # that does not wait, and turn "someone holds it" into SessionInUse(path).
+    # TODO: the lock, or SessionInUse at once.
     raise NotImplementedError("lock_session is not written yet")
 
 
 def unlock_session(held: Any) -> None:
     """Let go of the lock `lock_session` returned."""
+    # TODO: let go of it.
     raise NotImplementedError("unlock_session is not written yet")
 
 

@@ -1,19 +1,19 @@
 """Exercise 02.2: the cursor that never moves.
 
-`chat(session, inputs)` is main.py's loop without the terminal: one `run_turn` per input,
-then `persist_new_messages` to write what is new. It runs without an error, and the file even
-looks plausible at a glance. But three turns (`hello`, `what is 12*8`, `what was the result`)
-make 8 messages, and the file gets far more entries than that.
+`chat(session, inputs)` is main.py's loop without the terminal: one turn per input, then a save
+of what is new. It runs without an error, and the file even looks plausible at a glance. But
+three turns (`hello`, `what is 12*8`, `what was the result`) make 8 messages, and the file gets
+far more entries than that. Run the check first: it says how many, and when.
 
-1. Run the check first and read how many entries the file got, and why.
-2. Fix `chat` so that every message is written once and only once, whatever the number of
-   turns, and each turn's messages are in the file before the next turn begins (a crash in
-   turn 3 must not cost turns 1 and 2). Do not change session.py: the fix belongs to the
-   caller, who owns the cursor.
-3. Return the cursor: after the last turn it must equal the number of messages in the file.
+What the check holds you to (it reads the file as each turn begins, and once more at the end):
 
-The check reads the file from disk each time a turn begins, and once more at the end. Check
-it with `python -m exercises check 02.2` or the notebook; stuck: `make hint ID=02.2`.
+- Every message is in the file once and only once, whatever the number of turns.
+- Each turn's messages are in the file before the next turn begins: a crash in turn 3 must
+  not cost turns 1 and 2.
+- `chat` returns the messages and the cursor: after the last turn, the messages in the file.
+
+session.py is not changed: the bug is the caller's, and so is the fix.
+Check it with `python -m exercises check 02.2` or the notebook; stuck: `make hint ID=02.2`.
 """
 
 from __future__ import annotations

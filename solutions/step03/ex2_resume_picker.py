@@ -6,22 +6,23 @@
       2  hello                                      2 messages   20260101T120000Z-aa.jsonl
     which session? 2
 
-Write two functions; `resume` below already uses them.
+Write `list_sessions(directory)`, the rows, and `choose(rows, answer)`, the pick; `resume`
+below already uses them.
 
-1. `list_sessions(directory)`: one `SessionRow` per usable session, in the order of
-   `list_session_files` (most recently modified first). A row describes what resuming that
-   session restores: the conversation `Session.open` rebuilds, the path from the leaf. That
-   is not the file's lines: a file can also hold a torn line, entries of a kind this step
-   does not know, and branches the conversation left behind.
-   - `messages`: how many messages resuming it restores;
-   - `title`: `preview(...)` of the first user message of that conversation, or
-     "(no user message)" when it has none;
-   - `modified`: the file's st_mtime.
-   A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but
-   usable one is listed. Listing only reads: no byte of any file changes.
-2. `choose(rows, answer)`: the path of row number `answer`, what the user typed: a number
-   from 1 to len(rows), spaces around allowed. Anything else (0, -1, a number past the end,
-   a word, 1.5, nothing) raises ValueError with a short reason.
+What the check holds you to (folders of sessions, listed by you and by the solution):
+
+- One `SessionRow` per usable session, in the order `--continue` uses (`list_session_files`).
+  A file that cannot be a session (`UnusableSessionFile`) is left out; a damaged but usable
+  one is listed.
+- A row describes what resuming that session restores: the conversation `Session.open`
+  rebuilds, not the file's lines. `messages` is how many messages that conversation holds;
+  `title` is `preview(...)` of its first user message, or "(no user message)"; `modified` is
+  the file's st_mtime. The check's files hold what lines and conversation disagree on: a
+  torn line, a kind this step does not know, a branch the conversation left behind.
+- Listing only reads: no byte of any file changes.
+- `choose` returns the path of row number `answer`, what the user typed: a number from 1 to
+  len(rows), spaces around it allowed (`01` is 1). Anything else (0, -1, a number past the
+  end, a word, 1.5, nothing) raises ValueError with a short reason.
 
 Check it with `python -m exercises check 03.2` or the notebook; stuck: `make hint ID=03.2`.
 """

@@ -3,32 +3,33 @@
 A model that can reason before it answers takes a reasoning effort: off, low, medium or high.
 Like the model, the level is a setting a session switches during its life, so the file must
 record each switch where it happened, and `--continue` must bring back the level in force.
-This step's `model_change` is the pattern; you add a third entry kind beside it:
+This step's `model_change` is the pattern; you add a kind beside it:
 
     {"type": "thinking_level_change", "id": "e4", "parentId": "e3", "thinkingLevel": "high"}
 
-Write three functions (the rest of this file is given):
+Write `append_thinking_level_change(session, level)` (the entry; it returns it),
+`thinking_command(chat, argument)` (the command `/thinking [LEVEL]`) and
+`thinking_level_at(entries, leaf_id)` (the level in force at a leaf).
 
-1. `append_thinking_level_change(session, level)` writes that entry through the session's one
-   write path, `session.append_entry(kind, fields)`: it picks the id, hangs the entry under
-   the leaf, creates the file (header first) if needed and moves the leaf. Return the entry.
-2. `thinking_command(chat, argument)`, the command `/thinking [LEVEL]`:
-   - `/thinking` alone answers one line, `thinking level: LEVEL` (the level in force);
-   - `/thinking LEVEL` with one of LEVELS other than the current one appends the entry, sets
-     `chat.thinking` and answers `thinking level set to LEVEL`;
-   - any other argument (`/thinking ultra`), or the level already in force, answers one line
-     and writes nothing.
-   A command never becomes a message: `chat.messages` and the cursor stay as they are.
-3. `thinking_level_at(entries, leaf_id)`, the restore: the level of the LAST
-   `thinking_level_change` on the path from the leaf (`entries.path_to_leaf`, as
-   `build_context` does for the model), not the last one in the file: once the file has a
-   branch, the two differ. No change on the path: DEFAULT_LEVEL. A file is data: if that
-   last change's `thinkingLevel` is not one of LEVELS (a newer program's level, a hand edit,
-   no field at all), use DEFAULT_LEVEL, as main.py does for a model it does not have.
+What the check holds you to (scripts of turns and commands, played through the step's own
+dispatcher on your code and the solution's; the restore on generated trees of entries, and in
+a new process that knows only the file):
+
+- After every line of a script, the same file, chat and answers as the solution's. Only a
+  switch writes: one entry, under the leaf, which becomes the leaf, like every entry the
+  session writes. A command never becomes a message: the messages and the cursor stay.
+- `/thinking` alone answers one line, `thinking level: LEVEL`, the level in force. A switch
+  to one of LEVELS other than the one in force records it, puts it in `chat.thinking` and
+  answers `thinking level set to LEVEL`. Anything else (`/thinking ultra`, two words, the
+  level already in force) answers one line of your own and writes nothing.
+- The level in force at a leaf is the one the last `thinking_level_change` on the
+  conversation's path to that leaf switched to; DEFAULT_LEVEL with none. Once the file has a
+  branch, the last such entry in the file may not be on the path. A file is data: a level
+  this program does not know (a newer program's, a hand edit, none at all) falls back to
+  DEFAULT_LEVEL, as main.py falls back for a model it does not have.
 
 The step folder is never edited by an exercise, so this file holds what main.py would use:
-`ThinkingChat` (a `Chat` that also holds the level), `/thinking` in the step's own command
-table (its run_command, as main.py calls it, dispatches the line) and `open_chat` (what
+`ThinkingChat`, `/thinking` in the step's own command table, and `open_chat` (what
 `--continue` would do). Check it with `python -m exercises check 04.1` or the notebook.
 """
 

@@ -1,35 +1,38 @@
 """Exercise 04.2: a session name, recorded as an entry and shown in the session list.
 
 A list of sessions titled by their first message reads "hello", "hello", "what is 2+3": you
-cannot tell them apart. Let the user name a session. The name is one more thing that happens
+cannot tell them apart. Let the user name a session. A name is one more thing that happens
 during a session, so it is one more entry kind (renaming appends another; nothing is
 rewritten):
 
     {"type": "session_info", "id": "e5", "parentId": "e4", "name": "tax questions"}
 
-Write four functions (the rest of this file is given):
+Write `append_session_name(session, name)` (the entry; it returns it), `name_command(chat,
+argument)` (the command `/name [TEXT]`, TEXT may hold spaces), `session_name_at(entries,
+leaf_id)` (the name in force at a leaf) and `session_title(entries, leaf_id)` (what the session
+list shows).
 
-1. `append_session_name(session, name)` writes that entry through the session's one write
-   path, `session.append_entry(kind, fields)`, which picks the id, hangs the entry under the
-   leaf, creates the file (header first) if needed and moves the leaf. Return the entry.
-2. `name_command(chat, argument)`, the command `/name [TEXT]` (TEXT may hold spaces):
-   - `/name` alone answers one line: `session name: NAME`, or a line saying the session has
-     no name;
-   - `/name TEXT` appends the entry, sets `chat.name` and answers `session named TEXT`;
-   - TEXT that is already the name answers one line and writes nothing.
-   A command never becomes a message: `chat.messages` and the cursor stay as they are.
-3. `session_name_at(entries, leaf_id)`: the name of the LAST `session_info` on the path from
-   the leaf (`entries.path_to_leaf`), not the last one in the file: once the file has a
-   branch, the two differ. None when the path has none, or when that last one's `name` is
-   not a string (a file is data: a hand edit, a newer program).
-4. `session_title(entries, leaf_id)`: what the session list shows for a session: its name in
-   force; with no name, `preview()` of the first user message of the conversation (the path
-   from the leaf, not the file); with neither, "(no user message)", as in exercise 03.2.
+What the check holds you to (scripts of turns and commands, played through the step's own
+dispatcher on your code and the solution's; names and titles on generated trees of entries,
+and in a new process that reopens and lists a file):
+
+- After every line of a script, the same file, chat and answers as the solution's. Only a
+  new name writes: one entry, under the leaf, which becomes the leaf, like every entry the
+  session writes. A command never becomes a message: the messages and the cursor stay.
+- `/name` alone answers one line: `session name: NAME`, or a line of your own saying there
+  is none. `/name TEXT` records TEXT, puts it in `chat.name` and answers `session named
+  TEXT`; TEXT that is the name already answers one line of your own and writes nothing.
+- The name in force at a leaf is the one the last `session_info` on the conversation's path
+  to that leaf holds (not the file's last: once it has a branch, they differ); None with
+  none, or when that last one's name is no text (a hand edit, a newer program).
+- A session's title is its name in force; with none, `preview()` of the first user message
+  of the conversation at the leaf (not the file's first); with neither, "(no user message)",
+  as in exercise 03.2.
 
 The step folder is never edited by an exercise, so this file holds what main.py would use:
-`NamedChat`, `/name` in the step's own command table (its run_command dispatches the line),
-`open_chat` (what `--continue` would do) and `list_sessions` (the picker of exercise 03.2,
-titled by `session_title`). Check it with `python -m exercises check 04.2` or the notebook.
+`NamedChat`, `/name` in the step's own command table, `open_chat` (what `--continue` would
+do) and `list_sessions` (the picker of exercise 03.2, titled by `session_title`). Check it
+with `python -m exercises check 04.2` or the notebook.
 """
 
 from __future__ import annotations

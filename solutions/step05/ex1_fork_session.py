@@ -1,50 +1,43 @@
 """Exercise 05.1: fork the conversation into a session file of its own.
 
 `/branch` forks inside one file: the old branch stays, the leaf moves. Sometimes you want the
-conversation you have now in a file of its own: to try something risky in another terminal,
-to hand it to someone, to start clean of the dead ends. That is a fork: a NEW session file
-that holds the active path (the path from the leaf) and nothing else, and whose header says
-where it came from:
+conversation you have now in a file of its own: to try something risky in another terminal, to
+hand it to someone, to start clean of the dead ends. That is a fork: a NEW session file that
+holds the conversation at the parent's leaf and nothing else, and whose header says where it
+came from:
 
     {"type":"header","version":1,"id":"fork-1","createdAt":"2026-01-02T09:00:00.000Z",
      "cwd":"/home/ada/project","parentSession":"/home/ada/project/.sessions/parent.jsonl"}
 
-Write `fork_session(path, directory, *, session_id, created_at)`:
+Write `fork_session(path, directory, *, session_id, created_at)`, which makes the fork of the
+session at `path` and returns the fork's path, `directory/<session_id>.jsonl`.
 
-1. Read the parent, and only read it: `read_session(path)` gives its header, its entries by
-   id and its leaf, and never writes. Its conversation is the path from its leaf
-   (`entries.path_to_leaf`), not its lines in file order: a branched file holds abandoned
-   branches, and they stay in the parent.
-2. Create the fork in `directory` with `Session.create` (id and time as given, the parent's
-   `cwd`), and put `parentSession`, the parent file's ABSOLUTE path as text, in its `header`
-   before the first write: the header is written with the first entry. The fork holds what
-   its parent holds, so it is as private: the file 0600 and a folder it makes 0700, whatever
-   the umask (`Session.create` makes them so; a file opened by hand is 0644 under umask 022).
-3. Copy the path's entries, in order, through the fork's one write path,
-   `fork.append_entry(kind, fields)`: it numbers each copy and hangs it under the one before,
-   so the fork is a straight line. Keep every field but `type`, `id` and `parentId`, so a
-   `model_change` keeps its model (and an entry of a kind this step does not know keeps what
-   it holds). Leave out `branch` entries: they record a move inside the parent's tree, and
-   their `fromId` names an entry the fork does not have.
-4. A fork renumbers, so an id copied as it was would name another entry of the fork, or none.
-   Two kinds of the next exercises name an entry by id: a `label` (05.2) its `targetId`, a
-   `branch_summary` (05.3) its `fromId`. Write the FORK's id there: the id of that entry's
-   copy (`append_entry` returns the entry it wrote, id included), or for an entry left out
-   (a branch entry) the copy before it on the path, where the conversation stood; `None`
-   when the fork has no copy of it (an entry on a branch the parent left behind). So
-   `/branch good` in the fork goes where it went in the parent, and a label of an abandoned
-   entry names nothing, never the entry the fork later gives that id. A value that is no
-   string names no entry: keep it as it is.
-5. Return the fork's path, `directory/<session_id>.jsonl`.
+What the check holds you to (parents made of turns, moves, model switches, labels, summaries,
+a newer kind and damaged lines, forked by you and by the solution, must give the same fork):
 
-Reopened with `Session.open`, the fork resumes the parent's conversation and model. The parent
-file is only read: not one byte of it changes, and a read-only parent forks like any other.
-A `session_id` whose file already exists must raise and leave that file as it was (the one
-write path refuses to overwrite); so must a parent that is not a session, creating nothing.
-A parent whose path is empty (a header and a torn first line, as a crash at the very first
-save leaves it) has no conversation to fork, and a fork's file is written by its first copy:
-raise `SessionError` (from `session`), creating nothing, never return a path that names no
-fork, or names another session's file.
+- The header: the given id and time, the parent's `cwd`, and `parentSession`, the parent
+  file's absolute path (a relative `path` too: the fork may be opened from another folder
+  than the one it was made in).
+- The entries: a copy of each entry on the path from the parent's leaf, in order, and of no
+  other (abandoned branches stay in the parent), each under the copy before it, numbered by
+  the fork, with every field of its original but `type`, `id` and `parentId` (a model switch
+  keeps its model; a kind this step does not know keeps what it holds). No `branch` entry is
+  copied: it records a move inside the parent's tree, which the fork does not have.
+- An id a copy names is the fork's: a `label`'s `targetId` (05.2) and a `branch_summary`'s
+  `fromId` (05.3) name the copy of that entry, or for a `branch` entry left out, the copy
+  before it on the path; None when the fork has no copy (an entry on a branch the parent
+  left). A value that is no string names no entry: it is kept as it is. (A fork renumbers
+  what it copies, so an id copied as it was would name another entry of the fork, or none:
+  `/branch good` in the fork must go where it went in the parent, and a label of an
+  abandoned entry must name nothing, never the entry the fork later gives that id.)
+- The fork is as private as its parent: the file 0600 and a folder it makes 0700, whatever
+  the umask (022 in the check). Reopened with `Session.open`, it resumes the parent's
+  conversation and model.
+- The parent is only read: not one byte of it changes, and a read-only parent forks (it may
+  be another run's session, still being written).
+- Refused, raising and creating nothing, leaving every file as it was: a `session_id` whose
+  file exists; a parent that is no session; a parent with no conversation (a header and a
+  torn first line, as a crash at the very first save leaves it): `SessionError` for that one.
 
 Check it with `python -m exercises check 05.1` or the notebook.
 """
@@ -75,6 +68,11 @@ def fork_session(
     fork.header["parentSession"] = str(Path(path).resolve())  # type: ignore[typeddict-item]
     in_fork: dict[str, str | None] = {}  # a parent id on the path -> the fork's id for it
     last_copy = None
+    # Stop here: the conversation is the path from the leaf, not the file's lines. A branched
+    # parent holds the branches it walked away from; copied, they would come back in the fork.
+    # The path is walked once, in order, so a label or a summary on it can only name an entry
+    # before it: its copy is already made, and its id already known (an entry the path does
+    # not hold has no copy, and names nothing in the fork).
     for entry in path_to_leaf(parent.by_id, parent.leaf_id).entries:
         if entry["type"] in LEFT_OUT:
             in_fork[entry["id"]] = last_copy  # the conversation there is the one before it
@@ -83,6 +81,8 @@ def fork_session(
         field = NAMES_AN_ENTRY.get(entry["type"])
         if field is not None and isinstance(named := fields.get(field), str):
             fields[field] = in_fork.get(named)  # its copy's id; None: not in the fork
+        # Through the fork's one write path: it numbers the copy, hangs it under the one before,
+        # and its first write creates the file, header first, private, never over another.
         last_copy = fork.append_entry(entry["type"], fields)["id"]  # new id, under the one before
         in_fork[entry["id"]] = last_copy
     return fork.path

@@ -1,53 +1,43 @@
 """Exercise 05.3: summarise the branch you leave, and give the summary to the model.
 
 `/branch` is undo: the new branch starts as if the old one had never happened. Often that is
-too much forgetting: the model tried something, it failed, and the next try should know
-that. So when the leaf moves, summarise what is left behind into the new branch.
+too much forgetting: the model tried something, it failed, and the next try should know that.
+So when the leaf moves, what is left behind is summarised into the new branch, as an entry:
 
-The design (the check holds you to it):
+    {"type": "branch_summary", "id": "e10", "parentId": "e9", "fromId": "e8",
+     "summary": "asked: what is 12*8; result: 96; asked: what was the result"}
 
-- A move is the step's own `/branch` (one `branch` entry under the target, the chat rebuilt),
-  then, if the move left at least one MESSAGE behind, one more entry, written through the one
-  write path:
+Write `left_behind(entries, old_leaf, target)`, `summarize_branch(entries)`,
+`context_with_summaries(entries, leaf_id)` and `branch_command(chat, argument)` (the new
+`/branch ID`).
 
-      {"type": "branch_summary", "id": "e10", "parentId": "e9", "fromId": "e8",
-       "summary": "asked: what is 12*8; result: 96; asked: what was the result"}
+What the check holds you to (scripts of turns, model switches and moves played through the
+step's own dispatcher on your code and the solution's; left_behind and the context on
+generated trees; new processes that reopen a file, one an older program wrote):
 
-  It hangs under the branch entry and becomes the leaf, so it is on the new branch's path and
-  on no other path: the branch it describes never sees it, and a later move higher up leaves
-  it behind with the rest. `fromId` is the old leaf.
-- What is left behind: the entries on the path from the OLD leaf below the deepest entry that
-  path shares with the path to the target (their common ancestor). Not "everything below the
-  target": the target may be on another branch.
-- The summary: one short text, at most SUMMARY_LIMIT characters, holding each user question
-  and each tool result of the messages left behind, in order. Only messages count: the
-  branch and branch_summary entries left behind add nothing to it. A branch too long for
-  that is cut, and what marks the cut (a "…", say) counts in the SUMMARY_LIMIT characters.
-- The model is given it as a note: a user message holding the summary (`summary_note`), in
-  the place of the branch_summary entry on the path. `context_with_summaries(entries,
-  leaf_id)` builds that context; the step's own `build_context` (and steps 03 and 04) skip the
-  entry like any kind they do not know, so old readers still read the conversation. The note
-  is never saved as a message: the entry is already in the file (the cursor counts the note).
-
-Write four functions (the rest of this file is given):
-
-1. `left_behind(entries, old_leaf, target)`: the entries described above, in path order.
-2. `summarize_branch(entries)`: the summary of those entries; "" when they hold no message.
-3. `context_with_summaries(entries, leaf_id)`: like `entries.build_context`, plus a note for
-   each branch_summary on the path whose `summary` is text (a file is data: any other value
-   is no note), where it is. "Like" includes what build_context does with tool calls (read
-   it): a call whose result is lost gets an error result in memory, and a result whose call
-   is lost is left out; and it carries the model and the chain break as build_context does.
-4. `branch_command(chat, argument)`, the new `/branch ID`: call `step_branch_command` (it
-   refuses bad input, moves the leaf and rebuilds the chat); if it moved (the leaf is not
-   where it was: a refused /branch writes nothing, whatever the leaf is), append the summary
-   entry (when there is something to summarise) and `chat.follow` the context with summaries.
-   It answers in lines, as the step's /branch does, in words of your own.
+- A move is the step's own `/branch` (its refusals, its `branch` entry, its rebuilt chat),
+  then, if it left at least one message behind, one `branch_summary` entry, under the
+  `branch` entry, which becomes the leaf: on the new branch's path and on no other. Its
+  `fromId` is the old leaf. A refused `/branch` writes nothing, wherever the leaf is.
+- What a move leaves behind (`left_behind`, in path order): the entries on the path to the
+  OLD leaf below the deepest entry that path shares with the path to the target. The
+  target may be on another branch: it is not "everything below the target".
+- A summary (`summarize_branch`) is one text of at most SUMMARY_LIMIT characters (what marks
+  a cut counts in them), holding the text of each user question and each tool result of
+  the messages left behind, in order; "" when no message was left. Only messages count. A
+  branch too long to hold whole is cut, and keeps what it holds in order. Its wording
+  around those texts is yours.
+- The model is given a summary as a note, `summary_note(summary)`, a user message, where the
+  `branch_summary` entry is on the path (only one whose `summary` is text: a file is data).
+  `context_with_summaries` is the step's `build_context` with the notes: the same pairing
+  of tool calls and results (read it), the same model and chain break. The note is never
+  saved as a message: the cursor counts it as saved. After a move, the chat holds that
+  context; so does `open_chat`. The step's own reader skips the entry, as any kind it does
+  not know.
 
 The step folder is never edited by an exercise, so this file holds what main.py would use:
-its commands in the step's own command table (its run_command dispatches the line) and
-`open_chat` (what `--continue` does). Check it with `python -m exercises check 05.3` or the
-notebook.
+its command in the step's own command table and `open_chat` (what `--continue` does). Check
+it with `python -m exercises check 05.3` or the notebook.
 """
 
 from __future__ import annotations

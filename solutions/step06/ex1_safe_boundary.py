@@ -7,18 +7,21 @@ and the model is given a result that answers nothing, a history a real chat API 
 every turn (notebook 06, section 4).
 
 The boundary is the first entry the compaction keeps (its `firstKeptId`). Write
-`first_kept(entries, leaf_id, keep)`, its id or None:
+`first_kept(entries, leaf_id, keep)`, its id, or None when there is nothing to compact.
 
-- The messages that count are the conversation's at the leaf: the `message` entries of
-  `path_to_leaf(entries, leaf_id).entries` (which starts at what the latest compaction on the
-  path keeps: what came before is in its summary), never the file's lines. Other kinds on the
-  path (a model change, a branch, a compaction) are no messages and count for nothing.
-- The boundary is a user message, where a turn starts, so a turn is kept whole: its question,
-  its calls and their results. Of those, the LATEST that keeps at least `keep` messages (it
-  and the messages after it on the path): the summary stands in for as much as it can.
-- At least one message must come before it on that path; with none, there is nothing new to
-  summarise (at most an earlier summary). None then, and None when no user message keeps
-  enough.
+What the check holds you to (sessions made of turns, tool calls, a call a kill left without
+its result, model switches, moves and compactions; at each leaf, `keep` 1 to 6, compared with
+the solution; then `/compact N` played through the step's dispatcher):
+
+- The messages that count are the conversation's at the leaf, from what the latest
+  compaction on its path keeps (what came before is in its summary), never the file's
+  lines; an entry that is no message (a model switch, a move, a compaction) counts for
+  nothing.
+- The boundary is a user message, where a turn starts, so every turn kept is kept whole.
+  Of those, it is the LATEST that keeps at least `keep` messages (itself and those after it
+  on the path): the summary stands in for as much as it can.
+- At least one message comes before it on the path: with none, there is nothing new to
+  summarise. None then, and None when no user message keeps enough.
 
 `keep` is 1 or more; `/compact` alone is `/compact 1`, the last turn, as the step's own. The
 rest of this file is given: `/compact [N]` in the step's own command table, which writes one

@@ -1,30 +1,31 @@
 """Exercise 07.1: a session name shown escaped, whether it was typed or read from the file.
 
-A terminal obeys some characters instead of showing them: ESC starts a sequence that can
-clear the screen, recolour the rest of the output or retitle the window; a carriage return
-rewrites the line; U+202E shows the rest backwards. A session name is text anyone could
-have put in the file (a hand edit, another program, a pasted line), and a name read back
-from the file is shown as often as one just typed: by `/name`, in the session list. So
-everything shown passes through `printable` (terminal_text.py), and everything written is kept
-as it is: the file records what was typed, and escaping is how it is shown, not what it is
-(notebook 09, section 3). Write `name_command` and `session_title`:
+A terminal obeys some characters instead of showing them: ESC starts a sequence that can clear
+the screen, recolour the rest of the output or retitle the window; a carriage return rewrites
+the line; U+202E shows the rest backwards. A session name is text anyone could have put in the
+file (a hand edit, another program, a pasted line), and a name read back from the file is shown
+as often as one just typed: by `/name`, in the session list. Write `name_command(chat,
+argument)`, the command `/name [TEXT]`, and `session_title(entries, leaf_id)`, the session
+list's title, so that no name can take over the terminal, and the file still records what was
+typed (notebook 09, section 3: escaping is how text is shown, not what it is).
 
-1. `name_command(chat, argument)`, the command `/name [TEXT]`:
-   - `/name` alone answers one line, `session name: NAME`, or `this session has no name`
-     when it has none;
-   - `/name TEXT` appends a `session_info` entry holding TEXT as typed
-     (`append_session_name`), sets `chat.name` to TEXT as typed, and answers
-     `session named NAME`; TEXT that is already the name answers `already named NAME` and
-     writes nothing.
-   NAME is always `printable(the name)`, the name typed or the name the file gave. A
-   command never becomes a message: `chat.messages` and the cursor stay as they are.
-2. `session_title(entries, leaf_id)`: the session list's title: `printable(name)` for the
-   name in force (`session_name_at`), else `preview()` of the first user message on the path
-   from the leaf (preview escapes already), else "(no user message)".
+What the check holds you to (names holding ESC sequences, a carriage return, a bidirectional
+override, a backslash; typed in scripts through the step's dispatcher, and held in generated
+trees of entries, as a file may hold them), compared with the solution word for word:
+
+- Every name shown is `printable(name)` (terminal_text.py), wherever the name came from.
+- The file, and `chat.name`, keep the name as typed.
+- `/name` alone answers one line: `session name: NAME`, or `this session has no name`.
+  `/name TEXT` records TEXT (`append_session_name`), puts it in `chat.name` and answers
+  `session named NAME`; TEXT that is the name already answers `already named NAME` and
+  writes nothing. NAME is the name as shown. A command never becomes a message.
+- A session's title is its name in force (`session_name_at`) as shown; else `preview()` of
+  the first user message on the path from the leaf (preview escapes already); else
+  "(no user message)".
 
 The rest is given: `NamedChat`, `append_session_name`, `session_name_at` (the last
-session_info on the path, if its name is text), `open_chat` (what `--continue` does: the
-name comes from the file) and `/name` in the step's own command table. Check it with
+session_info on the path, if its name is text), `open_chat` (what `--continue` does: the name
+comes from the file) and `/name` in the step's own command table. Check it with
 `python -m exercises check 07.1` or the notebook.
 """
 

@@ -1,0 +1,42 @@
+"""Wrong: the turn is cut out of the file, its lines truncated away: the file no longer grows
+only, and a turn taken back can never be brought back with /branch."""
+
+from __future__ import annotations
+
+from commands import COMMANDS, Chat, Command, CommandResult
+from entries import build_context, path_to_leaf
+from messages import preview
+
+EXPECTED_FAIL = "the file only grows"
+
+
+def undo_command(chat: Chat, argument: str) -> CommandResult:
+    """`/undo`: take back the last turn on the path; the file keeps it."""
+    session = chat.session
+    path = path_to_leaf(session.entries, session.leaf_id).entries  # the path, not the file
+    asked = [e for e in path if e["type"] == "message" and e["message"]["role"] == "user"]
+    if not asked:
+        return CommandResult(["nothing to undo: no question on this path"])
+    # Back to where the last turn began: the entry its question hangs under. A move is the
+    # step's `branch` entry, which every reader follows, a restart's included.
+    target = asked[-1]["parentId"]
+    data = session.path.read_bytes()  # the question's line, and all after it: cut away
+    at = data.index(b'"id":"%s"' % asked[-1]["id"].encode())
+    session.path.write_bytes(data[: data.rindex(b"\n", 0, at) + 1])
+    if target is not None:
+        session.append_branch(target)
+    else:  # the first turn: the step's reader refuses a branch entry with no parent (a key
+        # lost to damage), so a kind of our own, which it keeps, stands at the root instead
+        moved_from, session.leaf_id = session.leaf_id, None
+        try:
+            session.append_entry("undo", {"undid": asked[-1]["id"], "fromId": moved_from})
+        except BaseException:  # not written, so not moved
+            session.leaf_id = moved_from
+            raise
+    # Stop here: the messages, the cursor and the model all come from the new leaf, at once.
+    chat.follow(build_context(session.entries, session.leaf_id))
+    taken_back = preview(asked[-1]["message"])
+    return CommandResult([f"undone: {taken_back} ({len(chat.messages)} messages on the path)"])
+
+
+COMMANDS["/undo"] = Command("/undo", "take back the last turn (the file keeps it)", undo_command)
