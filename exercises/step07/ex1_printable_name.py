@@ -1,15 +1,5 @@
 """Exercise 07.1: a session name shown escaped, whether it was typed or read from the file.
 
-<<<<<<< HEAD
-A terminal obeys some characters instead of showing them: ESC starts a sequence that can
-clear the screen, recolour the rest of the output or retitle the window; a carriage return
-rewrites the line; U+202E shows the rest backwards. A session name is text anyone could
-have put in the file (a hand edit, another program, a pasted line), and a name read back
-from the file is shown as often as one just typed: by `/name`, in the session list. So
-everything shown passes through `printable` (terminal_text.py), and everything written is kept
-as it is: the file records what was typed, and escaping is how it is shown, not what it is
-(notebook 09, section 3). Write `name_command` and `session_title`:
-=======
 A terminal obeys some characters instead of showing them: ESC starts a sequence that can clear
 the screen, recolour the rest of the output or retitle the window; a carriage return rewrites
 the line; U+202E shows the rest backwards. A session name is text anyone could have put in the
@@ -17,8 +7,7 @@ file (a hand edit, another program, a pasted line), and a name read back from th
 as often as one just typed: by `/name`, in the session list. Write `name_command(chat,
 argument)`, the command `/name [TEXT]`, and `session_title(entries, leaf_id)`, the session
 list's title, so that no name can take over the terminal, and the file still records what was
-typed (notebook 07, section 8: escaping is how text is shown, not what it is).
->>>>>>> ex
+typed (notebook 09, section 3: escaping is how text is shown, not what it is).
 
 What the check holds you to (names holding ESC sequences, a carriage return, a bidirectional
 override, a backslash; typed in scripts through the step's dispatcher, and held in generated
