@@ -144,16 +144,15 @@ class EntryIndex(MutableMapping[str, Entry]):
         self._next_number = None  # a line read may hold a larger id
         placed = lines.at if isinstance(lines, Placed) and self._read_back is not None else None
         try:  # a line of another shape gives no match (None[1]), TooLong no string: TypeError
-            ids = b'"'.join(map(_SECOND, map(_NUMBERED_AT_START.match, lines)))  # type: ignore[arg-type]
+            digits = list(map(_SECOND, map(_NUMBERED_AT_START.match, lines)))  # type: ignore[arg-type]
         except TypeError:
-            ids = None
-        if lines and ids is not None:
-            numbers = array("q", map(int, ids[1:].split(b'"e')))  # b'e1"e2' -> 1, 2
-            if self._places.extend(
-                numbers, array("q", [HELD]) * len(lines) if placed is None else placed
-            ):
+            digits = None
+        if lines and digits is not None:
+            numbers = array("q", map(int, digits))
+            if self._places.extend(numbers, [HELD] * len(lines) if placed is None else placed):
                 if placed is None:  # no store to read them again: hold them as they are
-                    self._held.update(zip(ids.decode("ascii").split('"'), lines, strict=True))
+                    keys = (b"e" + b'"e'.join(digits)).decode("ascii").split('"')
+                    self._held.update(zip(keys, lines, strict=True))
                 return
         for line, where in zip(
             lines, [None] * len(lines) if placed is None else placed, strict=True
@@ -241,12 +240,14 @@ class EntryIndex(MutableMapping[str, Entry]):
         on the path, so it does its work itself rather than call a helper."""
         value = self._held.get(key)
         if value is None:  # kept as where it is, if anywhere: read it again
-            places, read_back = self._places, self._read_back
-            if read_back is None or (line := places.line_of(key)) is None or places.where[line] < 0:
+            if self._read_back is None or (at := self._places.place_of(key)) is None:
                 return default
-            value = read_back(places.where[line])
+            value = self._read_back(at)
         if type(value) is bytes:  # not parsed yet
-            entry = _parsed(value)
+            try:
+                entry: Entry | None = parse_entry(value)
+            except NotAnEntry:
+                entry = None
             if entry is None or entry["id"] != key:  # damaged after all: count it
                 self._damaged_ids.add(key)
                 self.damaged += 1
@@ -306,7 +307,7 @@ _ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
 # >> prod
 # ...the same, with an id as the lab writes it: e and a number id_number reads (entries.py).
 _NUMBERED_AT_START = re.compile(
-    rb'\{"type":"[^"\\]*","id":"(e[1-9][0-9]{0,%d})"' % (MAX_ID_DIGITS - 1)
+    rb'\{"type":"[^"\\]*","id":"e([1-9][0-9]{0,%d})"' % (MAX_ID_DIGITS - 1)
 )
 # ...and the parentId the writer puts right after the id: what a damaged line's stand-in needs.
 _ID_AND_PARENT = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')

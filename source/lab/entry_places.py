@@ -75,6 +75,11 @@ class LinePlaces:
                 return None
         return None if self.where[line] == GONE else line
 
+    def place_of(self, key: str) -> int | None:
+        """Where the line with this id is in its store, if it is in the index and not HELD."""
+        line = self.line_of(key)
+        return None if line is None or (at := self.where[line]) < 0 else at
+
     def key(self, line: int) -> str:
         return entry_id(number) if (number := self.numbers[line]) else self._odd[line]
 
