@@ -25,6 +25,7 @@ BENCH = Path(__file__).resolve().parent.parent / "tools" / "session_bench.py"
         ["--fsync-cost", "--dir", str(BENCH)],
         ["--fsync-cost", "--dir", "/proc"],
         ["--short", "--sqlite"],  # the short case measures the file's resume alone
+        ["--short", "--back", "0"],
     ],
 )
 def test_odd_arguments_are_one_error_line(arguments: list[str], tmp_path: Path) -> None:
