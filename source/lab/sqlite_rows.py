@@ -9,6 +9,7 @@ given as its first bytes (TooLong, as the ROWS statement cuts it).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterator
@@ -58,10 +59,12 @@ def rows_after(db: sqlite3.Connection, after: int) -> Iterator[Placed]:
 
 class RowReader:
     """Rows read again by seq, _AROUND at a time: before the one asked for (a walk from the leaf
-    goes back), or after it (a reader going forward)."""
+    goes back), or after it (a reader going forward); from the database that was read, or not
+    at all: a seq means nothing in another one put in its place."""
 
     def __init__(self, path: Path, connection: Callable[[], sqlite3.Connection]) -> None:
         self._path, self._connection = path, connection
+        self._identity = _identity(path)
         self._rows: dict[int, bytes] = {}
         self._last = 0
 
@@ -69,12 +72,23 @@ class RowReader:
         """The row's line (its first bytes, if too long to read); b"" if there is none."""
         if (line := self._rows.get(seq)) is None:
             first = seq - _AROUND + 1 if seq < self._last else seq
-            bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "first": first}
+            bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "first": first, "n": _AROUND}
             try:
-                fetched = self._connection().execute(ROWS_BETWEEN, {**bounds, "n": _AROUND})
+                db = self._connection()
+                if _identity(self._path) != self._identity:
+                    raise SessionError(f"session file {self._path} was replaced during the run")
+                fetched = db.execute(ROWS_BETWEEN, bounds)
                 self._rows = {row: value or b"" for row, _, value in fetched}
             except sqlite3.Error as error:
                 raise SessionError(f"cannot read {self._path}: {error}") from None
             line = self._rows.get(seq, b"")
         self._last = seq
         return line
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None  # gone: the next read or write says so
+    return found.st_dev, found.st_ino

@@ -24,6 +24,7 @@ from entry_places import GONE, HELD, LinePlaces
 from messages import assistant_message, user_text
 from session import Session
 from session_file import SessionFile
+from session_format import SessionError
 from storage import Store
 
 
@@ -101,22 +102,34 @@ def test_a_line_read_again_is_checked_again(tmp_path: Path) -> None:
     resumed.session.close()
 
 
-def test_a_line_is_read_again_from_the_file_that_was_read(tmp_path: Path) -> None:
-    """A file put in its place during the run is not the session read: what the resume did not
-    need yet comes from the one it read, and an append refuses the new one."""
-    session = create(SessionFile, tmp_path)
-    for text in ("one", "two"):
-        session.append_message(user_text(text))
-    session.append_branch("e1")
-    session.close()
-    resumed = Session.open(session.path)
-    other = create(SessionFile, tmp_path, "other")
-    for text in ("not", "this"):
-        other.append_message(user_text(text))
-    os.replace(other.path, session.path)
-    assert resumed.session.entries["e2"]["message"]["content"][0]["text"] == "two"
-    with pytest.raises(Exception, match="replaced during the run"):
-        resumed.session.append_message(user_text("three"))
+@pytest.mark.parametrize("closed", [False, True], ids=["open", "closed"])
+@pytest.mark.parametrize("store", STORES, ids=lambda store: store.__name__)
+def test_a_line_is_read_again_from_the_session_read_or_not_at_all(
+    store: Store, closed: bool, tmp_path: Path
+) -> None:
+    """A session put in its place during the run is not the one read: a line the resume did not
+    need yet comes from the one read (the file, still open), or is refused (a database, whose
+    rows are read by seq), and an append refuses the new one. Never the other's entry, even
+    once the session was closed (its lock let go, its database connection too)."""
+    path = short_session(store, tmp_path, 600)
+    resumed = Session.open(path, store=store)
+    if closed:
+        resumed.session.close()
+    other = create(store, tmp_path, "other")
+    for number in range(600):
+        other.append_message(user_text(f"not this {number}"))
+    other.close()
+    os.replace(other.path, path)
+    try:
+        text = resumed.session.entries["e301"]["message"]["content"][0]["text"]
+    except SessionError as refused:
+        assert "was replaced" in str(refused)
+    else:
+        assert text == "300 next?"
+    if not closed:
+        with pytest.raises(SessionError, match="replaced"):
+            resumed.session.append_message(user_text("three"))
+    resumed.session.close()
 
 
 # --- LinePlaces against a list of (id, place) -------------------------------------------------
