@@ -166,8 +166,8 @@ def line_batches(path: Path, file: BinaryIO) -> Iterator[Placed]:
             if lines:  # the unfinished line ends in this chunk: the first line here
                 first = pending + cast(bytes, lines[0]) if head is None else b""
                 # Line k of the chunk begins after the k lines before it, and a \n each.
-                at = array("q", map(operator.add, accumulate(map(len, lines), initial=0),
-                                    count(file.tell() - len(chunk))))  # fmt: skip
+                before = accumulate(map(len, lines), initial=0)
+                at = array("q", map(operator.add, before, count(file.tell() - len(chunk))))
                 at[0] = begins  # the first line began in an earlier chunk
                 begins = at.pop()  # and so does the next one: here
                 if head is not None or len(first) > MAX_ENTRY_BYTES:
@@ -175,9 +175,8 @@ def line_batches(path: Path, file: BinaryIO) -> Iterator[Placed]:
                 else:
                     lines[0] = first
                 pending, head = tail, None
-                yield Placed(
-                    lines, at
-                )  # every other line is whole in the chunk: shorter than the bound
+                # Every other line is whole in the chunk: shorter than the bound.
+                yield Placed(lines, at)
             elif head is None:
                 pending += tail
             if head is None and len(pending) > MAX_ENTRY_BYTES:  # let it go; keep its start
@@ -211,7 +210,8 @@ def _collector_paused() -> Iterator[None]:
     Then what is alive is frozen (gc.freeze): the collector scans it no more, and it is
     still freed as soon as nothing holds it. Else the collector's first scans after a resume,
     of every entry on the path, would cost it a tenth more, and the next turn as much again.
-    (A cycle of frozen objects would never be freed: the reader makes none.)"""
+    (Everything alive then is frozen, not only what the read made, and a cycle of frozen
+    objects is never freed: the reader makes none.)"""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

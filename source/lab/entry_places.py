@@ -101,8 +101,8 @@ class LinePlaces:
 
     def largest(self) -> int:
         """The largest N of an id e<N> in the index; 0 if there is none."""
-        if not self.gone:
-            return max(self.numbers, default=0)
+        if self._by_number is None:  # all grown so far: the last line has the largest
+            return next((self.numbers[line] for line in self.lines(backwards=True)), 0)
         return max(
             (n for n, at in zip(self.numbers, self.where, strict=True) if at != GONE), default=0
         )
