@@ -1,6 +1,6 @@
 """Does the production step's session tree hold at scale?
 
-    python tools/session_bench.py [--entries N] [--sqlite | --short] [--json]
+    python tools/session_bench.py [--entries N] [--sqlite | --short [--every N] [--back N]] [--json]
 
 (And what does --fsync cost? python tools/session_bench.py --fsync-cost [--appends N] [--dir DIR]
 [--sqlite])
@@ -15,9 +15,9 @@ dozen entries), then measures, each in a fresh process so that peak memory is it
   the conversation and the model), best of three;
 - the floor: read every line and parse it with orjson, nothing else, best of three. No reader
   can resume faster than it parses, so resume / floor says what the tree costs on top;
-- peak memory of each against the file's size, and what resume added to the memory the
-  process already held (the interpreter and its imports, a fixed cost whose share shrinks as
-  the file grows);
+- peak memory of each against the file's size (the resume's read once it is done, before the
+  leaf moves), and what resume added to the memory the process already held (the interpreter
+  and its imports, a fixed cost whose share shrinks as the file grows);
 - moving the leaf (`append_branch`: constant time) and rebuilding the conversation from the
   new leaf (`build_context`: the length of the path) on the resumed session;
 - then, with a compaction appended that keeps the last 1,000 entries of the path: the time
