@@ -24,6 +24,8 @@ BENCH = Path(__file__).resolve().parent.parent / "tools" / "session_bench.py"
         ["--fsync-cost", "--dir", "/nonexistent/folder"],
         ["--fsync-cost", "--dir", str(BENCH)],
         ["--fsync-cost", "--dir", "/proc"],
+        ["--short", "--sqlite"],  # the short case measures the file's resume alone
+        ["--short", "--back", "0"],
     ],
 )
 def test_odd_arguments_are_one_error_line(arguments: list[str], tmp_path: Path) -> None:
@@ -156,6 +158,37 @@ def test_make_bench_prints_both_stores_beside_the_targets(tmp_path: Path) -> Non
     assert any(line.strip().startswith("resume, 300 entries") for line in table)
     assert any(line.strip().startswith("size on disk") for line in table)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_short_entries_are_resumed_against_their_floor(tmp_path: Path) -> None:
+    """--short: one-line messages, the leaf moved far back now and then; the resume alone."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--short", "--entries", "3000", "--json"],
+        cwd=tmp_path, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    figures = orjson.loads(done.stdout)
+    assert figures["entries"] == 3000 and "compacted" not in figures
+    # Two moves back, 950 entries each: 3000 - 1900 entries on the path, moves among them.
+    assert 1000 < figures["messages_on_path"] < 1200
+    assert figures["resume_peak_over_file"] > 0 and figures["resume_over_floor"] > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_bench_prints_both_resumes_beside_the_targets(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "bench.py"), "--entries", "300", "--short-entries", "2000"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    table = lines[
+        lines.index(next(line for line in lines if line.startswith("resume, the file"))) :
+    ]
+    assert any(line.strip().startswith("300 entries: ") for line in table)
+    assert any(line.strip().startswith("2,000 short entries: ") for line in table)
+    [targets] = [line for line in table if line.strip().startswith("resume / floor, target")]
+    assert "at most 1x: " in targets and "at most 2x: " in targets
 
 
 def test_make_bench_refuses_a_session_too_small_in_one_line(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ from session_file import (  # the names marked F401 are here for callers: errors
     read_header,  # noqa: F401
 )
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
-from storage import SessionStorage, Store
+from storage import SessionStorage, Store, read_back
 from stores import stored_lines
 
 
@@ -127,6 +127,7 @@ class Session:
         try:
             with file.reading(resume=True) as lines:  # only what the last compaction keeps
                 session = cls(file, lines.header)
+                session.entries = EntryIndex(read_back(lines))  # keeps a line's place, if it can
                 session.read_whole = lines.whole
                 for batch in lines.batches:
                     session.entries.add_lines(batch)
@@ -228,8 +229,8 @@ class Session:
         every entry. Damage found there is counted in `entries.damaged`, for main.py to name."""
         if self.read_whole:
             return
-        entries = EntryIndex()
         with self.file.reading() as lines:  # from the start, and up to whatever is there now
+            entries = EntryIndex(read_back(lines))
             for batch in lines.batches:
                 entries.add_lines(batch)
         self.entries, self.read_whole = entries, True

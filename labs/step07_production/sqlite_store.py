@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
 from folder_checks import check_creatable, check_no_companions, companions, fsync_folder
@@ -26,31 +25,19 @@ from session_file import PRIVATE_FILE, _make_folder
 from session_format import SessionError, SessionHeader, UnusableSessionFile, encode
 from session_header import MAX_HEADER_BYTES, parse_header
 from session_lock import hold_lock, lock_file, unlock
-from session_reader import MAX_ENTRY_BYTES, Line, TooLong, open_for_reading
+from session_reader import MAX_ENTRY_BYTES, Line, open_for_reading
+from sqlite_rows import RowReader, StoredRows, rows_after
 from sqlite_schema import (
     HEADER,
     JSONL_SIZE,
     KEPT_ROW,
     NEW_COMPACTION,
-    ROWS,
     SCHEMA,
     STATE,
     line_facts,
 )
 
-_HEAD_BYTES = 4096  # what is kept of a row too long to read: the id is at its start
-_FETCH = 64  # rows fetched at a time
-_BATCH_BYTES = 4 * 1024 * 1024  # a batch is handed over once it holds this much
 _SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
-
-
-@dataclass(frozen=True)
-class StoredRows:
-    """A session database being read (storage.StoredLines): its header, then its rows."""
-
-    header: SessionHeader
-    batches: Iterator[list[Line]]
-    whole: bool  # False: the rows start at the newest compaction's kept part
 
 
 class SqliteStore:
@@ -121,7 +108,8 @@ class SqliteStore:
             start = kept_from if resume else 1
             self._seen = max(self._seen or 0, start - 1)
             rows = self._rows_after(db, start - 1)
-            yield StoredRows(header, rows, start <= (first or 1))
+            again = RowReader(self.path, self._connection).line_at
+            yield StoredRows(header, rows, start <= (first or 1), again)
         except sqlite3.Error as error:
             # Another schema (SQLITE_ERROR: no such table or column) is no session either.
             if error.sqlite_errorname in ("SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_ERROR"):
@@ -278,21 +266,9 @@ class SqliteStore:
         line, cut = row  # a row over MAX_HEADER_BYTES is given cut, and named so
         return parse_header(self.path, line if cut else line + b"\n")
 
-    def _rows_after(self, db: sqlite3.Connection, after: int) -> Generator[list[Line], None, None]:
-        """The rows past `after`, as lines, a batch at a time (fetchmany): a batch holds at
-        most about _BATCH_BYTES and _FETCH rows more, however long the session."""
-        bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "after": after}
-        with closing(db.execute(ROWS, bounds)) as rows:
-            batch: list[Line] = []
-            size = 0
-            while fetched := rows.fetchmany(_FETCH):
-                for seq, too_long, value in fetched:
-                    value = value or b""  # a NULL line (not this writer's): a blank line
-                    batch.append(TooLong(value) if too_long else value)
-                    size += len(value)
-                    self._seen = max(self._seen or 0, seq)
-                if size >= _BATCH_BYTES:
-                    yield batch
-                    batch, size = [], 0
-            if batch:
+    def _rows_after(self, db: sqlite3.Connection, after: int) -> Iterator[list[Line]]:
+        """The rows past `after`, a batch at a time (sqlite_rows), each one seen."""
+        with closing(rows_after(db, after)) as batches:
+            for batch in batches:
+                self._seen = max(self._seen or 0, batch.at[-1])
                 yield batch

@@ -22,15 +22,25 @@ import operator
 import re
 
 # >> prod
-from collections.abc import Iterator, MutableMapping
+from array import array
+from collections.abc import Callable, Iterator, MutableMapping
 
 # << prod
 # >> 03 until prod
 # from entries import Entry, NotAnEntry, entry_id, id_number, parse_entry
 # << 03 until prod
 # >> prod
-from entries import DAMAGED, Entry, NotAnEntry, entry_id, id_number, parse_entry
-from session_file import Line, TooLong
+from entries import (
+    DAMAGED,
+    MAX_ID_DIGITS,
+    Entry,
+    NotAnEntry,
+    entry_id,
+    id_number,
+    parse_entry,
+)
+from entry_places import HELD, LinePlaces
+from session_reader import Line, Placed, TooLong
 
 # << prod
 
@@ -101,6 +111,10 @@ class EntryIndex(MutableMapping[str, Entry]):
     counted, exactly as if the reader had met it at open. Lazy decoding, never lazy checking:
     nothing reaches the model unchecked.
 
+    Nor may it hold more than the conversation needs. A line not used yet is kept as where it
+    is (entry_places.py), if the store can give it back by that (`read_back`, a reading's
+    `line_at`); only a store that cannot has its lines held here as bytes until used.
+
     A damaged line costs only itself: when its id and parentId can still be read where the
     writer puts them, it stays in the tree as an entry of kind DAMAGED that holds nothing else,
     so the walk from the leaf goes through it instead of stopping there. It is counted as
@@ -108,8 +122,10 @@ class EntryIndex(MutableMapping[str, Entry]):
     its id (the first usable line with an id wins, as always).
     """
 
-    def __init__(self) -> None:
-        self._items: dict[str, Entry | bytes] = {}  # an entry, or its line not parsed yet
+    def __init__(self, read_back: Callable[[int], bytes] | None = None) -> None:
+        self._places = LinePlaces()  # every line indexed, in file order: its id, where it is
+        self._held: dict[str, Entry | bytes] = {}  # entries parsed, and lines held as they are
+        self._read_back = read_back  # a line again, by its place in the store
         self.damaged = 0  # lines found unusable so far
         # Ids read from lines that turned out damaged. A torn last line may be another
         # program's entry it has not finished writing: its id is taken, usable here or not.
@@ -121,33 +137,39 @@ class EntryIndex(MutableMapping[str, Entry]):
         """Index a batch of lines, in file order.
 
         The common case costs a few C calls for the whole batch, not a few Python ones per
-        line: every line starts the writer's way, every id is ASCII, none is indexed already.
+        line: every line starts the writer's way, with an id e<N> larger than any before it.
         Anything else goes line by line through `add_line`. Either way the index comes out
         the same, wherever the batches begin and end (a property test checks it).
         """
         self._next_number = None  # a line read may hold a larger id
+        placed = lines.at if isinstance(lines, Placed) and self._read_back is not None else None
         try:  # a line of another shape gives no match (None[1]), TooLong no string: TypeError
-            ids = b'"'.join(map(_SECOND, map(_ID_AT_START.match, lines)))  # type: ignore[arg-type]
+            digits = list(map(_SECOND, map(_NUMBERED_AT_START.match, lines)))  # type: ignore[arg-type]
         except TypeError:
-            ids = None
-        if lines and ids is not None and ids.isascii():
-            batch = dict(zip(ids.decode("ascii").split('"'), lines, strict=True))  # no '"' in ids
-            if len(batch) == len(lines) and self._items.keys().isdisjoint(batch):
-                self._items.update(batch)
+            digits = None
+        if lines and digits is not None:
+            numbers = array("q", map(int, digits))
+            if self._places.extend(numbers, [HELD] * len(lines) if placed is None else placed):
+                if placed is None:  # no store to read them again: hold them as they are
+                    keys = (b"e" + b'"e'.join(digits)).decode("ascii").split('"')
+                    self._held.update(zip(keys, lines, strict=True))
                 return
-        for line in lines:
-            self.add_line(line)
+        for line, where in zip(
+            lines, [None] * len(lines) if placed is None else placed, strict=True
+        ):
+            self.add_line(line, where)
 
-    def add_line(self, line: Line) -> None:
-        """Index one line of the file."""
+    def add_line(self, line: Line, where: int | None = None) -> None:
+        """Index one line of the file (found at `where` in its store, if the store says)."""
         self._next_number = None
         if isinstance(line, TooLong):  # damaged, but an id at its start is taken all the same
             self.damaged += 1
             if found := _ID_AT_START.match(line.head):
                 key = found.group(1).decode("utf-8", "surrogateescape")
                 self._damaged_ids.add(key)
-                if key not in self._items and (stand_in := _stand_in(line.head)) is not None:
-                    self._items[key] = stand_in
+                if not self._has(key) and (stand_in := _stand_in(line.head)) is not None:
+                    self._places.add(key, HELD)
+                    self._held[key] = stand_in
             return
         match = _ID_AT_START.match(line)
         if match is None:  # not the writer's shape (or not an entry): parse it now
@@ -158,20 +180,24 @@ class EntryIndex(MutableMapping[str, Entry]):
             key, value = entry["id"], entry
         else:
             key, value = match.group(1).decode("utf-8", "surrogateescape"), line
-        if key in self._items and (found := self.get(key)) is not None:
+        if self._has(key) and (found := self.get(key)) is not None:
             # Ids are unique: the first usable line with an id wins. A stand-in is no usable
             # line: it gives way to one, and the line takes its place (and the file position).
-            parsed = _parsed(value) if type(value) is bytes else value
+            parsed = _parsed(line) if type(value) is bytes else value
             if found["type"] != DAMAGED or parsed is None or parsed["id"] != key:
                 self.damaged += 1
                 self.repeated = True
                 return
-            del self._items[key]
-        self._items[key] = value
+            self._remove(key)
+        if type(value) is bytes and where is not None:  # kept as where it is, read when used
+            self._places.add(key, where)
+        else:
+            self._places.add(key, HELD)
+            self._held[key] = value
 
     def is_taken(self, key: str) -> bool:
         """Whether some line of the file has this id, usable, unchecked or damaged."""
-        return key in self._items or key in self._damaged_ids
+        return self._has(key) or key in self._damaged_ids
 
     def new_id(self) -> str:
         """An id no line of the file has: one past the largest e<N> in it.
@@ -181,7 +207,8 @@ class EntryIndex(MutableMapping[str, Entry]):
         one id: an entry written under a repeated id is lost.
         """
         if self._next_number is None:  # once per file read, not at open: resuming need not wait
-            self._next_number = 1 + max(map(id_number, self.ids()), default=0)
+            damaged = max(map(id_number, self._damaged_ids), default=0)
+            self._next_number = 1 + max(self._places.largest(), damaged)
         while self.is_taken(candidate := entry_id(self._next_number)):
             self._next_number += 1
         self._next_number += 1
@@ -196,12 +223,12 @@ class EntryIndex(MutableMapping[str, Entry]):
         otherwise (a copy appended, a backup glued on), and that trust is gone: it is read
         whole, and a compaction written to it certifies nothing (`Session.append_compaction`).
         """
-        numbers = list(map(id_number, self._items))  # 0: an id of another shape
-        return not self.repeated and all(numbers) and all(map(operator.lt, numbers, numbers[1:]))
+        return not self.repeated and self._places.in_order()
 
     def last_usable(self) -> str | None:
         """The leaf of a file just read: its last usable entry, of any kind."""
-        for key in reversed(list(self._items)):
+        for line in self._places.lines(backwards=True):
+            key = self._places.key(line)
             if (entry := self.get(key)) is not None and entry["type"] != DAMAGED:
                 return key
         return None
@@ -211,23 +238,40 @@ class EntryIndex(MutableMapping[str, Entry]):
 
         Every other lookup goes through here; the walk from the leaf calls it once per entry
         on the path, so it does its work itself rather than call a helper."""
-        value = self._items.get(key)
+        value = self._held.get(key)
+        if value is None:  # kept as where it is, if anywhere: read it again
+            if self._read_back is None or (at := self._places.place_of(key)) is None:
+                return default
+            value = self._read_back(at)
         if type(value) is bytes:  # not parsed yet
-            entry = _parsed(value)
+            try:
+                entry: Entry | None = parse_entry(value)
+            except NotAnEntry:
+                entry = None
             if entry is None or entry["id"] != key:  # damaged after all: count it
                 self._damaged_ids.add(key)
                 self.damaged += 1
                 entry = _stand_in(value) if entry is None else None  # (two ids: trust neither)
-                if entry is None:
-                    del self._items[key]
+                if entry is None or entry["id"] != key:
+                    self._remove(key)
                     return default
-            self._items[key] = value = entry  # parsed once; the line itself is let go
+            self._held[key] = value = entry  # parsed once; the line itself is let go
         return default if value is None else value  # type: ignore[return-value]
 
     def ids(self) -> list[str]:
         """Every id read from the file, usable, unchecked or damaged: a new id must be none of
         them. Damaged ones count because the damage may be a line still being written."""
-        return [*self._items, *(key for key in self._damaged_ids if key not in self._items)]
+        taken = [*map(self._places.key, self._places.lines())]
+        return [*taken, *(key for key in self._damaged_ids if not self._has(key))]
+
+    def _has(self, key: str) -> bool:
+        """Whether a line in the index has this id, parsed or not."""
+        return key in self._held or self._places.line_of(key) is not None
+
+    def _remove(self, key: str) -> None:
+        self._held.pop(key, None)
+        if (line := self._places.line_of(key)) is not None:
+            self._places.remove(line)
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get(key) is not None
@@ -239,13 +283,18 @@ class EntryIndex(MutableMapping[str, Entry]):
         return entry
 
     def __setitem__(self, key: str, entry: Entry) -> None:
-        self._items[key] = entry
+        if not self._has(key):
+            self._places.add(key, HELD)
+        self._held[key] = entry
 
     def __delitem__(self, key: str) -> None:
-        del self._items[key]
+        if not self._has(key):
+            raise KeyError(key)
+        self._remove(key)
 
     def __iter__(self) -> Iterator[str]:
-        return (key for key in list(self._items) if key in self)
+        keys = [*map(self._places.key, self._places.lines())]
+        return (key for key in keys if key in self)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -256,6 +305,10 @@ class EntryIndex(MutableMapping[str, Entry]):
 # quote in it does not match.) A damaged line's id can often still be read there.
 _ID_AT_START = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)"')
 # >> prod
+# ...the same, with an id as the lab writes it: e and a number id_number reads (entries.py).
+_NUMBERED_AT_START = re.compile(
+    rb'\{"type":"[^"\\]*","id":"e([1-9][0-9]{0,%d})"' % (MAX_ID_DIGITS - 1)
+)
 # ...and the parentId the writer puts right after the id: what a damaged line's stand-in needs.
 _ID_AND_PARENT = re.compile(rb'\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
 

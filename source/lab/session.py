@@ -118,7 +118,7 @@ from session_file import (  # the names marked F401 are here for callers: errors
 # << 03 until prod
 # >> prod
 from session_folder import find_latest_session, holds_a_message, list_session_files  # noqa: F401
-from storage import SessionStorage, Store
+from storage import SessionStorage, Store, read_back
 from stores import stored_lines
 
 # << prod
@@ -297,6 +297,7 @@ class Session:
         try:
             with file.reading(resume=True) as lines:  # only what the last compaction keeps
                 session = cls(file, lines.header)
+                session.entries = EntryIndex(read_back(lines))  # keeps a line's place, if it can
                 session.read_whole = lines.whole
                 for batch in lines.batches:
                     session.entries.add_lines(batch)
@@ -429,13 +430,14 @@ class Session:
         every entry. Damage found there is counted in `entries.damaged`, for main.py to name."""
         if self.read_whole:
             return
-        entries = EntryIndex()
         # >> 06 until prod
+        # entries = EntryIndex()
         # for line in read_lines(self.path).lines:
         #     entries.add_line(line)
         # << 06 until prod
         # >> prod
         with self.file.reading() as lines:  # from the start, and up to whatever is there now
+            entries = EntryIndex(read_back(lines))
             for batch in lines.batches:
                 entries.add_lines(batch)
         # << prod

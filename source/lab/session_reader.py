@@ -3,18 +3,24 @@
 JSONL store.
 
 A line is split on `\n` alone; a line over MAX_ENTRY_BYTES is read past in bounded pieces and
-kept as its first bytes (TooLong); a FIFO named *.jsonl is refused, never waited on. Reading
-never writes.
+kept as its first bytes (TooLong); a FIFO named *.jsonl is refused, never waited on. Each batch
+of lines says where each one begins (Placed), and the file read stays open to give a line back
+by that place (`FileLines.line_at`): a reader may keep a number instead of a line it does not
+need yet. Reading never writes.
 """
 
 from __future__ import annotations
 
 import gc
+import operator
 import os
 import stat
-from collections.abc import Iterator
+import weakref
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import accumulate, count
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -29,6 +35,7 @@ from session_header import MAX_HEADER_BYTES, parse_header
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 _READ_CHUNK = 4 * 1024 * 1024  # under MAX_ENTRY_BYTES: a line whole in one chunk is never too long
 _HEAD_BYTES = 4096  # what is kept of a line too long to read: where the writer puts the id
+_BLOCK = 1024 * 1024  # read at a time to give lines back: a walk asks for many near each other
 
 
 @dataclass(frozen=True)
@@ -42,16 +49,31 @@ class TooLong:
 Line = bytes | TooLong
 
 
+class Placed(list[Line]):
+    """A batch of lines that also says where each one begins in its store (`at`, one number a
+    line: a byte of the file, a row of a database). Kept instead of a line, a number costs 8
+    bytes, and the store gives the line back by it (storage.py, 9)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, lines: Iterable[Line], at: array[int]) -> None:
+        super().__init__(lines)
+        self.at = at
+
+
 @dataclass(frozen=True)
 class FileLines:
     """A session file being read: its header, checked, and the lines after it."""
 
     header: SessionHeader
-    batches: Iterator[list[Line]]  # the lines, a chunk at a time
+    batches: Iterator[Placed]  # the lines, a chunk at a time, each with where it begins
     whole: bool  # from the first line after the header on (False: from a later line)
     identity: tuple[int, int]  # (device, inode) of the file read
     size: int  # its size in bytes when it was opened
     _file: BinaryIO
+    # The line that begins at a position (a batch's `at`), read again from this file, even if
+    # its name now names another one; also once the reading is over (LineReader.line_at).
+    line_at: Callable[[int], bytes]
 
     def lines(self) -> Iterator[Line]:
         """The same lines one at a time, for a reader that may stop at the first it wants."""
@@ -61,6 +83,45 @@ class FileLines:
     def position(self) -> int:
         """How many bytes of the file have been read."""
         return self._file.tell()
+
+
+class LineReader:
+    """A file kept open to read a line again by where it begins, a block at a time.
+
+    A walk from the leaf asks for a parent a few lines before its child, so a block holds the
+    lines around the one asked for, most of them before it (after it, for a reader that goes
+    forward through the file). The descriptor closes when the reader is let go of.
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self._path, self._fd = path, fd
+        self._closer = weakref.finalize(self, os.close, fd)
+        self._start, self._block, self._last = 0, b"", 0
+
+    def line_at(self, position: int) -> bytes:
+        """The bytes from `position` to the next \\n, or to the end of the file; at most
+        MAX_ENTRY_BYTES and a little more (a longer line is damage, as when it was first read)."""
+        at = position - self._start
+        if at < 0 or (end := self._block.find(b"\n", at)) == -1:  # not in the block held
+            self._start = max(0, position - _BLOCK) if position < self._last else position
+            at, self._last = position - self._start, position
+            try:
+                self._block = os.pread(self._fd, _BLOCK + _HEAD_BYTES, self._start)
+                if (end := self._block.find(b"\n", at)) == -1:  # longer, or the last line
+                    return self._longer_line(position)
+            except OSError as error:
+                raise UnusableSessionFile(self._path, f"cannot read: {error.strerror}") from None
+        return self._block[at:end]
+
+    def _longer_line(self, position: int) -> bytes:
+        line = b""
+        while len(line) <= MAX_ENTRY_BYTES:
+            if not (more := os.pread(self._fd, _READ_CHUNK, position + len(line))):
+                break  # the last line, without its \n
+            if (end := more.find(b"\n")) != -1:
+                return (line + more[:end])[: MAX_ENTRY_BYTES + 1]
+            line += more
+        return line[: MAX_ENTRY_BYTES + 1]
 
 
 @contextmanager
@@ -75,7 +136,11 @@ def read_lines(path: Path, start: int = 0) -> Iterator[FileLines]:
         found = os.fstat(file.fileno())
         identity = (found.st_dev, found.st_ino)
         batches = line_batches(path, file)
-        yield FileLines(header, batches, whole, identity, found.st_size, file)
+        try:
+            kept = LineReader(path, os.dup(file.fileno()))
+        except OSError as error:
+            raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
+        yield FileLines(header, batches, whole, identity, found.st_size, file, kept.line_at)
 
 
 def read_header(path: Path) -> SessionHeader:
@@ -84,27 +149,35 @@ def read_header(path: Path) -> SessionHeader:
         return parse_header(path, _read_first_line(path, file))
 
 
-def line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:
+def line_batches(path: Path, file: BinaryIO) -> Iterator[Placed]:
     """The lines left in `file`, a chunk's worth at a time, split on b"\\n" only (without
-    it), each at most MAX_ENTRY_BYTES long. A longer line comes out as TooLong: it is read past
-    in bounded pieces, never held whole. Each chunk is split by one C call."""
+    it), each at most MAX_ENTRY_BYTES long, and where each begins in the file. A longer line
+    comes out as TooLong: it is read past in bounded pieces, never held whole. Each chunk is
+    split by one C call, and its lines' places summed by a few more."""
     # Stop here: bytes.split(b"\n") splits on b"\n" and nothing else. str.splitlines() would
     # also split on \x85, U+2028 and U+2029, which JSON leaves unescaped in strings: a
     # message holding one would become two broken lines.
     pending = b""  # the unfinished last line of the chunks read so far
     head: bytes | None = None  # its first bytes, once it is known to be too long
     try:
+        begins = file.tell()  # where the unfinished line begins
         while chunk := file.read(_READ_CHUNK):
             lines: list[Line] = chunk.split(b"\n")  # type: ignore[assignment]
             tail = cast(bytes, lines.pop())  # the start of a line the next chunk goes on with
             if lines:  # the unfinished line ends in this chunk: the first line here
                 first = pending + cast(bytes, lines[0]) if head is None else b""
+                # Line k of the chunk begins after the k lines before it, and a \n each.
+                before = accumulate(map(len, lines), initial=0)
+                at = array("q", map(operator.add, before, count(file.tell() - len(chunk))))
+                at[0] = begins  # the first line began in an earlier chunk
+                begins = at.pop()  # and so does the next one: here
                 if head is not None or len(first) > MAX_ENTRY_BYTES:
                     lines[0] = TooLong(first[:_HEAD_BYTES] if head is None else head)
                 else:
                     lines[0] = first
                 pending, head = tail, None
-                yield lines  # every other line is whole in the chunk: shorter than the bound
+                # Every other line is whole in the chunk: shorter than the bound.
+                yield Placed(lines, at)
             elif head is None:
                 pending += tail
             if head is None and len(pending) > MAX_ENTRY_BYTES:  # let it go; keep its start
@@ -112,7 +185,7 @@ def line_batches(path: Path, file: BinaryIO) -> Iterator[list[Line]]:
     except OSError as error:
         raise UnusableSessionFile(path, f"cannot read: {error.strerror}") from None
     if pending or head is not None:  # the last line, without its \n: torn, or complete but unended
-        yield [pending if head is None else TooLong(head)]
+        yield Placed([pending if head is None else TooLong(head)], array("q", [begins]))
 
 
 @contextmanager
@@ -133,7 +206,8 @@ def _collector_paused() -> Iterator[None]:
     """Reading a long session makes millions of small dicts and lists, and Python's cycle
     collector would stop again and again to scan them, though parsed JSON holds no cycles.
     Pausing it while reading and replaying makes resuming a 100,000-entry session about a
-    third faster."""
+    third faster. (gc.freeze() after the read would spare the collector's later scans too,
+    but it freezes everything alive in the process, and a frozen cycle is never freed.)"""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

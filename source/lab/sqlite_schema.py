@@ -28,6 +28,10 @@ INSERT INTO state (one) VALUES (1)"""
 # no row is held whole that the JSONL reader would not hold either.
 ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
 THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
+# The same, :n rows from the seq :first on: rows read again (sqlite_rows.RowReader).
+ROWS_BETWEEN = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
+THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq >= :first
+ORDER BY seq LIMIT :n"""
 # The size of the session as a JSONL file: the header and each entry, each with its \n.
 JSONL_SIZE = """SELECT (SELECT length(line) + 1 FROM header)
 + coalesce((SELECT sum(length(line) + 1) FROM entries), 0)"""

@@ -33,14 +33,19 @@ JSONL store to each of them; a store of your own should pass the same):
    records it (`at`); `reading(resume=True)` skips what comes before a compaction only if the
    compaction is at the place it records, so a copy glued on later is no resume point. None
    is always safe: such a store's resume reads what it must without it.
+9. Optional, for memory in proportion to the conversation rather than the session: the
+   batches `reading()` gives say where each line is (`session_reader.Placed`: a number a line,
+   a byte of the file, a row), and the reading gives a line back by it (`line_at`, ReadsBack),
+   the same bytes, also once the reading is over. A session then keeps 8 bytes for each line it
+   has not used instead of the line. A store without them works the same, holding the lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from session_format import SessionHeader
 from session_reader import Line
@@ -59,6 +64,18 @@ class StoredLines(Protocol):
     def whole(self) -> bool:
         """True if the lines start at the first entry; False if only the part a resume needs."""
         ...
+
+
+@runtime_checkable
+class ReadsBack(Protocol):
+    """A reading that gives a line again by where its batch said the line begins (9)."""
+
+    def line_at(self, position: int) -> bytes: ...
+
+
+def read_back(lines: StoredLines) -> Callable[[int], bytes] | None:
+    """How to read a line of this reading again later, if its store can (9)."""
+    return lines.line_at if isinstance(lines, ReadsBack) else None
 
 
 class SessionStorage(Protocol):

@@ -194,7 +194,9 @@ def test_where_the_chunks_split_the_file_changes_nothing(
     lines: list[bytes], ended: bool, chunk: int, longer: int
 ) -> None:
     """The reader indexes a chunk's lines at once; the result is the same as indexing the
-    lines of the whole file one by one, wherever a chunk ends and however long a line is."""
+    lines of the whole file one by one, wherever a chunk ends and however long a line is; and
+    the same again when the index keeps where a line is instead of the line, and reads it
+    back from there when it needs it."""
     data = b"\n".join(lines) + (b"\n" if ended else b"")
     bound = chunk + longer  # as in the reader, a chunk is never longer than the line bound
     by_line = EntryIndex()
@@ -202,20 +204,33 @@ def test_where_the_chunks_split_the_file_changes_nothing(
     head = max(1, bound // 2)  # as in the reader, what is kept of a long line is under the bound
     for line in pieces[:-1] if pieces[-1] == b"" else pieces:  # a last line without its \n too
         by_line.add_line(TooLong(line[:head]) if len(line) > bound else line)
-    by_chunk = EntryIndex()
+
+    def line_at(position: int) -> bytes:  # as a file gives a line back: to its \n, or the end
+        return data[position:].split(b"\n", 1)[0]
+
+    held, placed = EntryIndex(), EntryIndex(line_at)
     saved = layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES
     layer._READ_CHUNK, layer.MAX_ENTRY_BYTES = chunk, bound
     layer._HEAD_BYTES = head
     try:
         for batch in layer.line_batches(Path("x"), io.BytesIO(data)):
-            by_chunk.add_lines(batch)
+            whole = [
+                (at, line) for at, line in zip(batch.at, batch, strict=True) if type(line) is bytes
+            ]
+            assert [line_at(at) for at, _ in whole] == [line for _, line in whole]
+            held.add_lines(batch)
+            placed.add_lines(batch)
     finally:
         layer._READ_CHUNK, layer.MAX_ENTRY_BYTES, layer._HEAD_BYTES = saved
-    assert list(by_chunk._items.items()) == list(by_line._items.items())
-    assert by_chunk.damaged == by_line.damaged
-    assert by_chunk.ids() == by_line.ids()  # a long line's id is taken either way
-    assert list(by_chunk.items()) == list(by_line.items())  # every line parsed and checked
-    assert by_chunk.damaged == by_line.damaged
+    for by_chunk in (held, placed):  # before a line is parsed
+        assert by_chunk.damaged == by_line.damaged
+        assert by_chunk.ids() == by_line.ids()  # a long line's id is taken either way
+        assert by_chunk.in_order() == by_line.in_order()
+    expected, leaf, new = list(by_line.items()), by_line.last_usable(), by_line.new_id()
+    for by_chunk in (held, placed):
+        assert list(by_chunk.items()) == expected
+        assert by_chunk.damaged == by_line.damaged
+        assert (by_chunk.last_usable(), by_chunk.new_id()) == (leaf, new)
 
 
 # << prod

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from test_store_conformance import create, start_child, stored_lines
 
-import sqlite_store
+import sqlite_rows
 from messages import user_text
 from session import Session
 from session_format import SessionError, UnusableSessionFile, encode, new_header
@@ -121,8 +121,8 @@ def test_a_row_too_long_is_given_as_its_start(
     long = session.append_message(user_text("x" * 5000))
     session.append_message(user_text("short"))
     session.close()
-    monkeypatch.setattr(sqlite_store, "MAX_ENTRY_BYTES", 1000)
-    monkeypatch.setattr(sqlite_store, "_HEAD_BYTES", 40)
+    monkeypatch.setattr(sqlite_rows, "MAX_ENTRY_BYTES", 1000)
+    monkeypatch.setattr(sqlite_rows, "_HEAD_BYTES", 40)
     first, second = stored_lines(SqliteStore, session.path)
     assert first == TooLong(orjson.dumps(long)[:40]) and isinstance(second, bytes)
 
@@ -134,12 +134,12 @@ def test_rows_come_in_batches_of_bounded_size(
     for number in range(300):
         session.append_message(user_text(f"{number:03} " + "x" * 100))
     session.close()
-    monkeypatch.setattr(sqlite_store, "_BATCH_BYTES", 2000)
+    monkeypatch.setattr(sqlite_rows, "_BATCH_BYTES", 2000)
     storage = SqliteStore.existing(session.path)
     with storage.reading() as lines:
         sizes = [len(batch) for batch in lines.batches]
     storage.close()
-    assert sum(sizes) == 300 and len(sizes) > 1 and max(sizes) <= sqlite_store._FETCH
+    assert sum(sizes) == 300 and len(sizes) > 1 and max(sizes) <= sqlite_rows._FETCH
 
 
 def test_a_database_error_is_one_session_error(tmp_path: Path) -> None:
