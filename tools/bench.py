@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:34}{row}")
     step06, production = resume["compacted_step06_over_step05"], resume["compacted_over_step05"]
     print(
-        f"  step 06 / step 05: {step06:.3f}x, production / step 05: {production:.3f}x "
-        "(target at most 0.1x, in at most 100 MiB)"
+        f"  step 06 / step 05: {step06:.3f}x; production / step 05: {production:.3f}x "
+        "(production's target: at most 0.1x, in at most 100 MiB)"
     )
     print_stores(resume, stored)
 
