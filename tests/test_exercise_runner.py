@@ -5,6 +5,7 @@ that cannot fail, a wrong solution that passes or fails for another reason, a mi
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -589,3 +590,22 @@ def test_a_check_that_stops_the_process_that_forked_it_ends_at_its_timeout(
     assert done.stdout == "FAIL 09.1 double: the check took over 2 s (an endless loop?)\n"
     with pytest.raises(ProcessLookupError):
         os.kill(int(parent.read_text()), 0)
+
+
+def test_a_fail_line_does_not_depend_on_the_terminals_width() -> None:
+    """Check 03.3 reads what pytest prints, and pytest fits its summary to COLUMNS: a wide
+    terminal once made the same wrong solution's FAIL line 205 characters long."""
+    wrong = "tests/wrong_solutions/step03/ex3_own_reader/the_last_line_of_an_id_wins.py"
+    lines = set()
+    for columns in ("80", "300"):
+        done = subprocess.run(
+            [sys.executable, "-m", "exercises", "check", "03.3", "--file", wrong],
+            cwd=LAB_ROOT, capture_output=True, text=True, timeout=120,
+            env={**os.environ, "COLUMNS": columns},
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        lines.add(done.stdout.splitlines()[-1])
+    [line] = lines
+    as_the_starter_shows_it = line.replace(wrong, "exercises/step03/ex3_own_reader.py")
+    assert line.startswith("FAIL 03.3 own reader: a resume keeps what is intact")
+    assert len(as_the_starter_shows_it) <= 200

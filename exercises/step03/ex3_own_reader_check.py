@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -71,10 +72,14 @@ def suite(step: Path, module: ModuleType) -> int:
     """The step's tests, stopped at the first failure, which is said as its promise."""
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "--tb=short", "-p",
                "no:cacheprovider", "-k", HEADER_ONLY, *TESTS]  # fmt: skip
-    done = subprocess.run(command, cwd=step, capture_output=True, text=True, timeout=100)
+    # pytest fits its summary to the terminal's width: a fixed one, so the FAIL line is the
+    # same in a wide terminal, a narrow one and CI.
+    environment = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run(command, cwd=step, capture_output=True, text=True, timeout=100,
+                          env=environment)  # fmt: skip
     if done.returncode == 0:
         return int(re.findall(r"(\d+) passed", done.stdout)[-1])
-    found = re.search(r"^FAILED \S+::(test_\w+)(?:\[(.*)\])?", done.stdout, re.M)
+    found = re.search(r"^FAILED \S+::(test_\w+)(?:\[(.*?)\](?= - |$))?", done.stdout, re.M)
     errors = [line[2:].strip() for line in done.stdout.splitlines() if line.startswith("E ")]
     said = (errors or ["it failed"])[0].removeprefix("AssertionError: ")
     if found is None:  # no test ran: the copy could not even be imported
