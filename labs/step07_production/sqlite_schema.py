@@ -2,27 +2,33 @@
 what they need read out of an entry's line.
 
 `entries` holds each entry's line as the JSONL file would (`seq` is its place there), with the
-type, id and parent read out of it for the queries below; `state` is one row kept in the same
-transaction as each entry, so that a resume knows where the newest compaction's kept part
-starts without a search.
+type, id and parent read out of it for the queries below; `state` is one row, changed in the
+same transaction as each compaction, so that a resume knows where the newest compaction's kept
+part starts without a search.
 """
 
 from __future__ import annotations
 
+import re
+from contextlib import suppress
 from typing import NamedTuple
 
 from session_reader import parse_json
 
-# The schema, made by the first append's transaction. `seq` is a JSONL line's place in the
-# file; type, id and parent are read from the line, so the state row needs no read back.
-SCHEMA = """
-CREATE TABLE header (one INTEGER PRIMARY KEY CHECK (one = 1), line BLOB NOT NULL);
-CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT, id TEXT, parent TEXT,
-                      line BLOB NOT NULL);
-CREATE INDEX entries_by_id ON entries (id);
-CREATE TABLE state (one INTEGER PRIMARY KEY CHECK (one = 1), leaf TEXT, compaction TEXT,
-                    first_kept TEXT, kept_from INTEGER NOT NULL DEFAULT 1);
-INSERT INTO state (one) VALUES (1)"""
+# The schema, made by the first append's transaction, a statement at a time. `seq` is a JSONL
+# line's place in the file; type, id and parent are read from the line. Nothing is kept twice:
+# the leaf is the last row, as the file's is its last line, and no index doubles the ids. An
+# append changes one page of rows and nothing else: each page more would be 4 KiB more
+# written to the WAL by every append.
+SCHEMA = (
+    "CREATE TABLE header (one INTEGER PRIMARY KEY CHECK (one = 1), line BLOB NOT NULL)",
+    """CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT, id TEXT, parent TEXT,
+                             line BLOB NOT NULL)""",
+    """CREATE TABLE state (one INTEGER PRIMARY KEY CHECK (one = 1), compaction TEXT,
+                           first_kept TEXT, kept_from INTEGER NOT NULL DEFAULT 1)""",
+    "INSERT INTO state (one) VALUES (1)",
+)
+INSERT = "INSERT INTO entries (type, id, parent, line) VALUES (?, ?, ?, ?)"
 # The rows after a seq, as bytes; a row over MAX_ENTRY_BYTES as its first bytes (TooLong):
 # no row is held whole that the JSONL reader would not hold either.
 ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
@@ -34,7 +40,10 @@ ORDER BY seq LIMIT :n"""
 # The size of the session as a JSONL file: the header and each entry, each with its \n.
 JSONL_SIZE = """SELECT (SELECT length(line) + 1 FROM header)
 + coalesce((SELECT sum(length(line) + 1) FROM entries), 0)"""
-KEPT_ROW = "SELECT max(seq) FROM entries WHERE id = ? AND type = 'message' AND seq < ?"
+# Searched from the newest row back (no index: one would cost every append a page more), and a
+# compaction keeps the newest messages: the row is found a few rows back.
+KEPT_ROW = """SELECT (SELECT seq FROM entries WHERE seq < :before AND id = :id AND type = 'message'
+ORDER BY seq DESC LIMIT 1)"""
 NEW_COMPACTION = "UPDATE state SET compaction = ?, first_kept = ?, kept_from = ?"
 HEADER = "SELECT CAST(substr(line, 1, :max) AS BLOB), length(line) > :max FROM header"
 STATE = "SELECT (SELECT min(seq) FROM entries), kept_from FROM state"
@@ -52,7 +61,19 @@ class Facts(NamedTuple):
     at: object
 
 
+# The start of a line as the writer puts it (session.py: type, id and parentId first), read
+# where it is: an append of anything but a compaction parses nothing. Any other start is parsed.
+_WRITERS_START = re.compile(
+    rb'\{"type":"([a-z_]+)","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")'
+)
+
+
 def line_facts(body: bytes) -> Facts:
+    found = _WRITERS_START.match(body)
+    if found is not None and found[1] != b"compaction":
+        with suppress(UnicodeDecodeError):  # (not UTF-8: no JSON either; as parsed, below)
+            kind, key, parent = (None if p is None else p.decode() for p in found.groups())
+            return Facts(kind, key, parent, 0, None)
     record = parse_json(body)
     if not isinstance(record, dict):
         return Facts(None, None, None, 0, None)

@@ -5,11 +5,12 @@ private (0600, and so its -wal and -shm), with its schema, header row and entry 
 transaction; one that fails (a full disk) removes what it made. Then one transaction per entry,
 in WAL mode: a kill at any moment, inside the commit too, leaves the entry whole or absent
 (`fsync`: synchronous=FULL, else NORMAL, which a power loss, not a kill, can cost the last
-entries). An entry is kept as the bytes of its JSONL line (without the `\\n`), and a state row
-(the leaf, the newest compaction, where its kept part starts) changes in the same transaction,
-so a resume reads from the first kept row with no search. One writer: an flock on the database
-through a descriptor of its own (session_lock), never SQLite's POSIX locks, which a process
-loses when it closes *any* descriptor of the file (another connection, a plain open()).
+entries). An entry is kept as the bytes of its JSONL line (without the `\\n`). Its leaf is the
+last row, as the file's is its last line; a compaction changes a state row (the newest
+compaction, where its kept part starts) in its own transaction, so a resume reads from the first
+kept row with no search. One writer: an flock on the database through a descriptor of its own
+(session_lock), never SQLite's POSIX locks, which a process loses when it closes *any*
+descriptor of the file (another connection, a plain open()).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from session_reader import MAX_ENTRY_BYTES, Line, open_for_reading
 from sqlite_rows import RowReader, StoredRows, rows_after
 from sqlite_schema import (
     HEADER,
+    INSERT,
     JSONL_SIZE,
     KEPT_ROW,
     NEW_COMPACTION,
@@ -56,6 +58,7 @@ class SqliteStore:
         self._lock_fd: int | None = None  # the flock's own descriptor, while held
         self._lock_on_create = False  # take the lock when the first append makes the file
         self._seen: int | None = None  # the last seq read or written: past it, another's rows
+        self._version: int | None = None  # data_version when last looked: another's commits
 
     @classmethod
     def new(
@@ -130,7 +133,13 @@ class SqliteStore:
         if not self.exists or self._seen is None:
             return
         try:
-            yield from self._rows_after(self._connection(), self._seen)
+            db = self._db or self._connection()  # (append checks the file is still this one)
+            # It changes only when another connection commits: one pragma, not a query, before
+            # each append of a session nobody else writes.
+            (version,) = db.execute("PRAGMA data_version").fetchone()
+            if version != self._version:
+                yield from self._rows_after(db, self._seen)
+                self._version = version
         except sqlite3.Error as error:
             raise SessionError(f"cannot read {self.path}: {error}") from None
 
@@ -163,23 +172,26 @@ class SqliteStore:
             return None  # the write that follows will say what is wrong
 
     def _insert(self, db: sqlite3.Connection, body: bytes, creating: bool) -> int:
-        """One transaction: the entry, the state row (creating: the schema and header first)."""
+        """One transaction: the entry, with a compaction the state row, creating the schema and
+        header first. Any other entry is one statement, in the transaction SQLite gives it."""
         facts = line_facts(body)
         kind, key, parent, kept = facts.kind, facts.key, facts.parent, facts.kept
+        if not creating and kind != "compaction":
+            return db.execute(INSERT, (kind, key, parent, body)).lastrowid or 0
         db.execute("BEGIN IMMEDIATE")  # the write lock now, before the state row is read
         try:
             if creating:
-                for statement in SCHEMA.split(";"):
+                for statement in SCHEMA:
                     db.execute(statement)
                 header = encode(self.path, self._header or {}).removesuffix(b"\n")
                 db.execute("INSERT INTO header (one, line) VALUES (1, ?)", (header,))
             where = db.execute(JSONL_SIZE).fetchone()[0] if kind == "compaction" else None
-            insert = "INSERT INTO entries (type, id, parent, line) VALUES (?, ?, ?, ?)"
-            seq = db.execute(insert, (kind, key, parent, body)).lastrowid or 0
-            db.execute("UPDATE state SET leaf = coalesce(?, leaf)", (key,))
+            seq = db.execute(INSERT, (kind, key, parent, body)).lastrowid or 0
             if kind == "compaction":  # where a resume starts: as kept_part finds it in a file
                 named = kept if isinstance(kept, str) else None  # the last message so named
-                found = db.execute(KEPT_ROW, (named, seq)).fetchone()[0] or 1  # (1: all)
+                found = (
+                    db.execute(KEPT_ROW, {"id": named, "before": seq}).fetchone()[0] or 1
+                )  # (1: all)
                 start = seq if kept is None else found  # None: it keeps nothing before itself
                 if facts.at != where:  # not where it was written (a copy glued on): read it all
                     start = 1
@@ -251,7 +263,7 @@ class SqliteStore:
         if wal:
             db.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later open has it
         found = os.stat(self.path)
-        self._db, self._identity = db, (found.st_dev, found.st_ino)
+        self._db, self._identity, self._version = db, (found.st_dev, found.st_ino), None
         return db
 
     def _checked_header(self, db: sqlite3.Connection) -> SessionHeader:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
-from test_store_conformance import create, start_child, stored_lines
+from harness import STEP_DIR, stop_signals_at_default
+from test_store_conformance import create, stored_lines
 
 import sqlite_rows
 from messages import user_text
@@ -23,7 +26,7 @@ from sqlite_store import SCHEMA, SqliteStore
 
 def state(path: Path) -> tuple[str | None, str | None, str | None, int]:
     with sqlite3.connect(path) as db:
-        return db.execute("SELECT leaf, compaction, first_kept, kept_from FROM state").fetchone()
+        return db.execute("SELECT compaction, first_kept, kept_from FROM state").fetchone()
 
 
 def test_the_state_row_says_where_a_resume_starts(tmp_path: Path) -> None:
@@ -32,9 +35,9 @@ def test_the_state_row_says_where_a_resume_starts(tmp_path: Path) -> None:
         session.append_message(user_text(f"old {number}"))
     session.append_compaction("five", "e4")
     session.append_message(user_text("new"))
-    assert state(session.path) == ("e7", "e6", "e4", 4)
+    assert state(session.path) == ("e6", "e4", 4)
     session.append_compaction("nothing kept", None)  # its own row, then
-    assert state(session.path) == ("e8", "e8", None, 8)
+    assert state(session.path) == ("e8", None, 8)
     session.close()
     storage = SqliteStore.existing(session.path)
     with storage.reading(resume=True) as lines:
@@ -43,31 +46,58 @@ def test_the_state_row_says_where_a_resume_starts(tmp_path: Path) -> None:
     storage.close()
 
 
+COMPACTING = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from messages import user_text
+from session import Session
+from sqlite_store import SqliteStore
+session = Session.create(sys.argv[2], session_id="s", created_at="t", cwd="/", store=SqliteStore)
+while True:
+    kept = session.append_message(user_text("x" * 3000))
+    session.append_message(user_text("y"))
+    session.append_compaction("a summary", kept["id"])
+    print(kept["id"], flush=True)
+"""
+
+
 def test_the_state_row_agrees_with_the_entries_after_kills(tmp_path: Path) -> None:
-    """After each kill (the conformance suite checks the entries), the state row's leaf is
-    the last entry's id: WAL recovery keeps or drops the two together."""
+    """A writer that compacts after every second message, killed at random: the state row
+    names the newest compaction and the row of its first kept entry, whichever commit the kill
+    cut short (WAL recovery keeps or drops a compaction and its state row together)."""
     for seed in range(4):
-        child = start_child(SqliteStore, tmp_path, seed)
-        for _ in range(3 + 5 * seed):
+        folder = tmp_path / str(seed)
+        child = subprocess.Popen(
+            [sys.executable, "-c", COMPACTING, str(STEP_DIR), str(folder)],
+            stdout=subprocess.PIPE, preexec_fn=stop_signals_at_default,
+        )  # fmt: skip
+        for _ in range(3 + 40 * seed):
             assert child.stdout.readline()  # type: ignore[union-attr]
         child.send_signal(signal.SIGKILL)
         child.communicate(timeout=30)
-        with sqlite3.connect(tmp_path / "crash.sqlite") as db:
-            (last,) = db.execute("SELECT id FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
-        assert state(tmp_path / "crash.sqlite")[0] == last
+        [path] = folder.glob("*.sqlite")
+        with sqlite3.connect(path) as db:
+            newest = "SELECT seq, id, line FROM entries WHERE type = 'compaction' ORDER BY seq DESC"
+            _, key, line = db.execute(newest).fetchone()
+            kept = orjson.loads(line)["firstKeptId"]
+            (row,) = db.execute("SELECT seq FROM entries WHERE id = ?", (kept,)).fetchone()
+        db.close()
+        assert state(path) == (key, kept, row)
 
 
 def test_an_entry_whose_state_row_fails_is_not_kept(tmp_path: Path) -> None:
-    """One transaction: a state row that cannot be written takes the entry with it."""
+    """One transaction: a state row that cannot be written takes the compaction with it."""
     session = create(SqliteStore, tmp_path)
     session.append_message(user_text("kept"))
     with sqlite3.connect(session.path) as other:
         other.execute(
             "CREATE TRIGGER refuse BEFORE UPDATE ON state BEGIN SELECT RAISE(ABORT, 'no'); END"
         )
+    session.append_message(user_text("a message changes no state row"))
     with pytest.raises(SessionError, match="cannot write"):
-        session.append_message(user_text("not kept"))
-    assert [orjson.loads(line)["id"] for line in stored_lines(SqliteStore, session.path)] == ["e1"]
+        session.append_compaction("not kept", "e1")
+    ids = [orjson.loads(line)["id"] for line in stored_lines(SqliteStore, session.path)]
+    assert ids == ["e1", "e2"]
     session.close()
 
 
@@ -82,12 +112,15 @@ def test_wal_and_synchronous(tmp_path: Path, fsync: bool, level: int) -> None:
     session.close()
 
 
-def made(path: Path, header: bytes | None, tables: str = SCHEMA) -> Path:
+def made(path: Path, header: bytes | None, tables: str = ";".join(SCHEMA)) -> Path:
     with sqlite3.connect(path) as db:
         db.executescript(tables)
         if header is not None:
             db.execute("INSERT INTO header VALUES (1, ?)", (header,))
     return path
+
+
+NO_STATE_ROW = [statement for statement in SCHEMA if not statement.startswith("INSERT")]
 
 
 def header_of(**changes: object) -> bytes:
@@ -102,7 +135,7 @@ def header_of(**changes: object) -> bytes:
         (lambda p: made(p, None), "no header row"),
         (lambda p: made(p, header_of(version=2)), "unsupported version 2 (this program reads"),
         (lambda p: made(p, b"[1, 2]"), "not a session (no header line)"),
-        (lambda p: made(p, header_of(), SCHEMA.replace("INSERT", "SELECT 1; --")), "state row"),
+        (lambda p: made(p, header_of(), ";".join(NO_STATE_ROW)), "state row"),
     ],
     ids=["jsonl", "another program's", "no header", "version", "not a header", "no state"],
 )
@@ -147,8 +180,8 @@ def test_a_database_error_is_one_session_error(tmp_path: Path) -> None:
     session.append_message(user_text("hello"))
     with sqlite3.connect(session.path) as other:
         other.execute("DROP TABLE state")
-    with pytest.raises(SessionError, match=r"cannot write .*: no such table: state"):
-        session.append_message(user_text("lost?"))
+    with pytest.raises(SessionError, match=r"cannot write .*: no such table: (main\.)?state"):
+        session.append_compaction("lost?", None)
     session.close()
     with pytest.raises(UnusableSessionFile, match="no header row"):
         Session.open(session.path, store=SqliteStore)
