@@ -12,11 +12,10 @@ a header line and then lines that each end in `\\n`, and keeps every promise abo
 - Every line is read in bounded memory, however long the lines of the file are.
 - A writer can hold an advisory lock on its file, and can ask the disk to keep each line.
 
-The production step switches on what a real agent needs, in a line: `lock=True` (two runs
-can then continue one session), `fsync=True` with `--fsync`. Notebooks 07 and 09 run the faults
-each defence answers. Its parts, each a module: reading in bounded memory (session_reader),
-the header's checks (session_header), where a resume starts (kept_part), the lock
-(session_lock), and what the folder is asked (folder_checks).
+The production step turns on what a real agent needs: `lock=True` (one writer at a time) and,
+with `--fsync`, `fsync=True`; notebooks 07 and 09 run the faults each defence answers. Its parts,
+each a module: bounded reading (session_reader), the header's checks (session_header), where a
+resume starts (kept_part), the lock (session_lock), what the folder is asked (folder_checks).
 """
 
 from __future__ import annotations
@@ -263,9 +262,6 @@ class SessionFile:
             file.seek(self._size)
             yield from line_batches(self.path, file)
             self._size = file.tell()
-
-
-# --- Reading ---------------------------------------------------------------------------------
 
 
 def _write_all(fd: int, data: bytes) -> None:
