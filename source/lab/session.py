@@ -45,14 +45,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+# >> 02 until 05
+# from entries import Entry, MessageEntry
+# << 02 until 05
 # >> 02 until 03
-# from entries import Entry, MessageEntry, NotAnEntry, entry_id, parse_entry
+# from entries import NotAnEntry, entry_id, parse_entry
 # << 02 until 03
-# >> 03 until 04
-# from entries import Context, Entry, MessageEntry, build_context
-# << 03 until 04
+# >> 03 until 05
+# from entries import Context, build_context
+# << 03 until 05
 # >> 04 until 05
-# from entries import Context, Entry, MessageEntry, ModelChangeEntry, build_context
+# from entries import ModelChangeEntry
 # << 04 until 05
 # >> 05
 from entries import (
