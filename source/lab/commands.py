@@ -11,24 +11,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# >> 04 until 05
+# >> 04 until prod
 # from entries import Context
-# << 04 until 05
+# << 04 until prod
 # >> 05 until prod
-# from entries import Context, build_context, path_to_leaf
+# from entries import build_context, path_to_leaf
 # << 05 until prod
 # >> prod
 from entries import DAMAGED, Context, build_context, path_to_leaf
 
 # << prod
-# >> 02 until 05
+# >> 02 until prod
 # from messages import Message
-# << 02 until 05
-# >> 05 until 06
-# from messages import Message, tool_calls, unanswered_calls
-# << 05 until 06
+# << 02 until prod
+# >> 05 until prod
+# from messages import tool_calls, unanswered_calls
+# << 05 until prod
 # >> 06 until prod
-# from messages import Message, summary_in, tool_calls, unanswered_calls
+# from messages import summary_in
 # << 06 until prod
 # >> prod
 from interrupted_calls import repair_interrupted_calls
@@ -36,10 +36,13 @@ from messages import Message, shortened, summary_in, tool_calls, unanswered_call
 
 # << prod
 # >> 04 until prod
-# from model import DEFAULT_MODEL, MODELS
+# from model import MODELS
 # << 04 until prod
-# >> prod
+# >> 04
 from model import DEFAULT_MODEL
+
+# << 04
+# >> prod
 from model_registry import MODELS
 
 # << prod

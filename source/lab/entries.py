@@ -39,14 +39,14 @@ from typing import Any, Literal, TypedDict
 from entry_checks import is_message, is_optional_str
 
 # << prod
-# >> 02 until 03
+# >> 02 until 06
 # from messages import Message, preview
-# << 02 until 03
-# >> 03 until 04
-# from messages import Message, answered_in_memory, preview
-# << 03 until 04
+# << 02 until 06
+# >> 03 until 06
+# from messages import answered_in_memory
+# << 03 until 06
 # >> 04 until 06
-# from messages import Message, answered_in_memory, preview, shortened
+# from messages import shortened
 # << 04 until 06
 # >> 06
 from messages import Message, answered_in_memory, preview, shortened, summary_message

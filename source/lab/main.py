@@ -59,11 +59,11 @@ try:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
-    # >> 02 until 06
+    # >> 02 until prod
     # from commands import Chat, is_command, run_command  # noqa: E402
-    # << 02 until 06
+    # << 02 until prod
     # >> 06 until prod
-    # from commands import Chat, compact, is_command, run_command  # noqa: E402
+    # from commands import compact
     # << 06 until prod
     # >> 02 until prod
     # from loop import TooManyRounds, run_turn  # noqa: E402
@@ -106,20 +106,11 @@ try:
     from stores import STORES, store_for  # noqa: E402
 
     # << prod
-    # >> 02 until prod
-    # from terminal import (  # noqa: E402
-    #     InputError,
-    #     Terminal,
-    #     read_line,
-    #     to_stderr,
-    #     tolerant_streams,
-    #     warn,
-    # )
-    # << 02 until prod
-    # >> prod
     from terminal import (  # noqa: E402
         InputError,
+        # >> prod
         OutputError,
+        # << prod
         Terminal,
         read_line,
         to_stderr,
@@ -127,7 +118,6 @@ try:
         warn,
     )
 
-    # << prod
     # >> 02 until 03
     # from tools import default_tools  # noqa: E402
     # << 02 until 03

@@ -45,14 +45,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+# >> 02 until 05
+# from entries import Entry, MessageEntry
+# << 02 until 05
 # >> 02 until 03
-# from entries import Entry, MessageEntry, NotAnEntry, entry_id, parse_entry
+# from entries import NotAnEntry, entry_id, parse_entry
 # << 02 until 03
-# >> 03 until 04
-# from entries import Context, Entry, MessageEntry, build_context
-# << 03 until 04
+# >> 03 until 05
+# from entries import Context, build_context
+# << 03 until 05
 # >> 04 until 05
-# from entries import Context, Entry, MessageEntry, ModelChangeEntry, build_context
+# from entries import ModelChangeEntry
 # << 04 until 05
 # >> 05
 from entries import (
@@ -79,20 +82,6 @@ from entry_index import EntryIndex
 # from file_order import ids_in_order
 # << 06 until prod
 from messages import Message
-
-# >> 02 until 03
-# from session_file import (  # the names marked F401 are here for callers: errors, the format
-#     SESSION_VERSION,  # noqa: F401
-#     SessionError,  # noqa: F401
-#     SessionFile,
-#     SessionHeader,
-#     UnusableSessionFile,
-#     encode,
-#     new_header,
-#     read_lines,
-# )
-# << 02 until 03
-# >> 03
 from session_file import (  # the names marked F401 are here for callers: errors, the format
     SESSION_VERSION,  # noqa: F401
     SessionError,  # noqa: F401
@@ -101,18 +90,26 @@ from session_file import (  # the names marked F401 are here for callers: errors
     # >> prod
     SessionInUse,  # noqa: F401
     # << prod
+    # >> 02 until 03
+    # UnusableSessionFile,
+    # << 02 until 03
+    # >> 03
     UnusableSessionFile,  # noqa: F401
+    # << 03
     encode,
     new_header,
+    # >> 03
     read_header,  # noqa: F401
-    # >> 03 until prod
+    # << 03
+    # >> 02 until prod
     # read_lines,
-    # << 03 until prod
+    # << 02 until prod
     # >> 06 until prod
     # read_lines_from_the_end,
     # << 06 until prod
 )
 
+# >> 03
 # >> 03 until prod
 # from session_folder import find_latest_session, list_session_files  # noqa: F401
 # << 03 until prod

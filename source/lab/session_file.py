@@ -52,11 +52,11 @@ import os
 import stat
 
 # << prod
-# >> 02 until 06
+# >> 02 until prod
 # from collections.abc import Mapping
-# << 02 until 06
+# << 02 until prod
 # >> 06 until prod
-# from collections.abc import Generator, Mapping
+# from collections.abc import Generator
 # << 06 until prod
 # >> prod
 from collections.abc import Iterator
@@ -68,16 +68,14 @@ from contextlib import contextmanager, suppress
 # << 02 until prod
 from pathlib import Path
 
-# >> 02 until 06
-# from typing import Any, Literal, TypedDict, cast
-# << 02 until 06
+# >> 02 until prod
+# from typing import Any, Literal, TypedDict
+# << 02 until prod
 # >> 06 until prod
-# from typing import Any, BinaryIO, Literal, TypedDict, cast
+# from typing import BinaryIO
 # << 06 until prod
-# >> prod
 from typing import cast
 
-# << prod
 # >> 02 until prod
 # import orjson
 #

@@ -17,10 +17,11 @@ from loop import run_turn
 from messages import Message, text_of, user_text
 
 # >> 04 until prod
-# from model import DEFAULT_MODEL, MODELS
+# from model import MODELS
 # << 04 until prod
-# >> prod
 from model import DEFAULT_MODEL
+
+# >> prod
 from model_registry import MODELS
 
 # << prod
