@@ -1,15 +1,16 @@
 # >>file prod
-"""What a session file's folder is asked beyond open, read and write.
+"""What a session file and its folder are asked beyond open, read and write.
 
-Whether a new file can be created there at all, asked before any turn so that a run that could
-never save says so at once and leaves nothing behind; and, with --fsync, the folder synced, so
-that a new file's name survives a power loss as its bytes do.
+Whether a new file can be created there at all, or an existing one appended to, asked before
+any turn so that a run that could never save says so at once and leaves nothing behind; and,
+with --fsync, the folder synced, so that a new file's name survives a power loss as its bytes do.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
 
 from session_format import SessionError
@@ -39,6 +40,20 @@ def check_creatable(path: Path) -> None:
         only_the_file = len(missing) == 1 and os.path.isdir(folder)
         where = "session file in" if only_the_file else "session folder"
         raise SessionError(f"cannot create {where} {path.parent}: {error.strerror}") from None
+
+
+def check_appendable(path: Path, flags: int) -> None:
+    """`path` must open for appending with the writer's `flags`, as a regular file."""
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise SessionError(f"cannot append to {path}: {error.strerror}") from None
+    try:
+        found = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(found.st_mode):
+        raise SessionError(f"cannot append to {path}: not a regular file")
 
 
 def fsync_folder(folder: Path) -> None:

@@ -81,7 +81,7 @@ from typing import cast
 #
 # << 02 until prod
 # >> prod
-from folder_checks import check_creatable, fsync_folder
+from folder_checks import check_appendable, check_creatable, fsync_folder
 from kept_part import where_the_kept_part_starts
 from session_format import (  # the names marked F401 are here for callers, as before
     SESSION_VERSION,  # noqa: F401
@@ -236,7 +236,7 @@ class SessionFile:
                 raise SessionError(f"session file {self.path} was cut short during the run")
             yield lines
             self._file, self._size = lines.identity, lines.position()
-        _check_appendable(self.path)
+        check_appendable(self.path, _APPEND_FLAGS)
 
     @property
     def locked(self) -> bool:
@@ -604,20 +604,6 @@ def _make_folder(folder: Path) -> None:
 # Read and write: the writer reads the file's last byte before each line. O_NONBLOCK: a FIFO
 # put under the session's name must fail at once, not wait forever for a reader.
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
-
-
-def _check_appendable(path: Path) -> None:
-    """`path` must open for appending, as a regular file."""
-    try:
-        fd = os.open(path, _APPEND_FLAGS)
-    except OSError as error:
-        raise SessionError(f"cannot append to {path}: {error.strerror}") from None
-    try:
-        found = os.fstat(fd)
-    finally:
-        os.close(fd)
-    if not stat.S_ISREG(found.st_mode):
-        raise SessionError(f"cannot append to {path}: not a regular file")
 
 
 # << prod
