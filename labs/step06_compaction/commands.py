@@ -257,7 +257,9 @@ COMMANDS: dict[str, Command] = {
     "/branch": Command(
         "/branch ID", "go back to entry ID; the next message hangs there", branch_command
     ),
-    "/compact": Command("/compact", "summarise all but the last turn", compact_command),
+    "/compact": Command(
+        "/compact", "replace all but the last turn with a summary", compact_command
+    ),
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
 }
 

@@ -485,7 +485,9 @@ COMMANDS: dict[str, Command] = {
     ),
     # << 05
     # >> 06
-    "/compact": Command("/compact", "summarise all but the last turn", compact_command),
+    "/compact": Command(
+        "/compact", "replace all but the last turn with a summary", compact_command
+    ),
     # << 06
     "/exit": Command("/exit", "end the run (so does the end of input)", exit_command),
 }
