@@ -17,9 +17,9 @@ from typing import NamedTuple
 from session_reader import parse_json
 
 # The schema, made by the first append's transaction, a statement at a time. `seq` is a JSONL
-# line's place in the file; type, id and parent are read from the line. Nothing is kept twice:
-# the leaf is the last row, as the file's is its last line, and no index doubles the ids. An
-# append changes one page of rows and nothing else: each page more would be 4 KiB more
+# line's place in the file; type, id and parent are read from the line. No copy of the leaf:
+# it is the last row, as the file's is its last line; and no index on id. An append other than
+# a compaction changes one page of rows and nothing else: each page more would be 4 KiB more
 # written to the WAL by every append.
 SCHEMA = (
     "CREATE TABLE header (one INTEGER PRIMARY KEY CHECK (one = 1), line BLOB NOT NULL)",

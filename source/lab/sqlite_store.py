@@ -8,10 +8,10 @@ in WAL mode: a kill at any moment, inside the commit too, leaves the entry whole
 (`fsync`: synchronous=FULL, else NORMAL, which a power loss, not a kill, can cost the last
 entries). An entry is kept as the bytes of its JSONL line (without the `\\n`). Its leaf is the
 last row, as the file's is its last line; a compaction changes a state row (the newest
-compaction, where its kept part starts) in its own transaction, so a resume reads from the first
-kept row with no search. One writer: an flock on the database through a descriptor of its own
-(session_lock), never SQLite's POSIX locks, which a process loses when it closes *any*
-descriptor of the file (another connection, a plain open()).
+compaction, where its kept part starts) in the compaction's transaction, so a resume reads
+from the first kept row with no search. One writer: an flock on the database through a
+descriptor of its own (session_lock), never SQLite's POSIX locks, which a process loses when
+it closes *any* descriptor of the file (another connection, a plain open()).
 """
 
 from __future__ import annotations
