@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import accumulate, count
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -165,9 +165,10 @@ def line_batches(path: Path, file: BinaryIO) -> Iterator[Placed]:
             tail = cast(bytes, lines.pop())  # the start of a line the next chunk goes on with
             if lines:  # the unfinished line ends in this chunk: the first line here
                 first = pending + cast(bytes, lines[0]) if head is None else b""
-                # Line k of the chunk begins after the k lines before it, and a \n each.
-                before = accumulate(map(len, lines), initial=0)
-                at = array("q", map(operator.add, before, count(file.tell() - len(chunk))))
+                # Each line begins one byte past the end of the one before it (its \n): a
+                # running sum of the lengths, plus one each, gives every line's place.
+                lengths = map(operator.add, map(len, lines), repeat(1))
+                at = array("q", accumulate(lengths, initial=file.tell() - len(chunk)))
                 at[0] = begins  # the first line began in an earlier chunk
                 begins = at.pop()  # and so does the next one: here
                 if head is not None or len(first) > MAX_ENTRY_BYTES:
