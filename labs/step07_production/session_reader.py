@@ -107,19 +107,23 @@ class LineReader:
             try:
                 self._block = os.pread(self._fd, _BLOCK + _HEAD_BYTES, self._start)
                 if (end := self._block.find(b"\n", at)) == -1:  # longer, or the last line
-                    return self._longer_line(position)
+                    return self._longer_line(position, self._block[at:])
             except OSError as error:
                 raise UnusableSessionFile(self._path, f"cannot read: {error.strerror}") from None
         return self._block[at:end]
 
-    def _longer_line(self, position: int) -> bytes:
-        line = b""
+    def _longer_line(self, position: int, start: bytes) -> bytes:
+        """The line at `position`, of which the block holds only the `start`: read on in pieces
+        that double, from twice _HEAD_BYTES up to a chunk. A line of 10 kB, a tool's long
+        output say, then costs a read of 8 KiB, not of a whole chunk (4 MiB)."""
+        line, piece = start, 2 * _HEAD_BYTES
         while len(line) <= MAX_ENTRY_BYTES:
-            if not (more := os.pread(self._fd, _READ_CHUNK, position + len(line))):
+            if not (more := os.pread(self._fd, piece, position + len(line))):
                 break  # the last line, without its \n
             if (end := more.find(b"\n")) != -1:
                 return (line + more[:end])[: MAX_ENTRY_BYTES + 1]
             line += more
+            piece = min(2 * piece, _READ_CHUNK)
         return line[: MAX_ENTRY_BYTES + 1]
 
 
