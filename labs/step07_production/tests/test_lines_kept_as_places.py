@@ -8,6 +8,8 @@ Figures (time, peak memory at scale) are `make bench`'s; these hold the behaviou
 from __future__ import annotations
 
 import os
+import random
+import tempfile
 import tracemalloc
 from array import array
 from pathlib import Path
@@ -17,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_store_conformance import STORES, create, stored_lines
 
+import session_reader as layer
 from entries import DAMAGED, build_context, entry_id
 from entry_index import EntryIndex
 from entry_places import GONE, HELD, LinePlaces
@@ -24,6 +27,7 @@ from messages import assistant_message, user_text
 from session import Session
 from session_file import SessionFile
 from session_format import SessionError
+from session_reader import TooLong
 from storage import Store
 
 
@@ -129,6 +133,77 @@ def test_a_line_is_read_again_from_the_session_read_or_not_at_all(
         with pytest.raises(SessionError, match="replaced"):
             resumed.session.append_message(user_text("three"))
     resumed.session.close()
+
+
+# --- A line read again is the line read -----------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 300), min_size=1, max_size=30),
+    ended=st.booleans(),
+    order=st.sampled_from(["walk back", "read forward", "any"]),
+    seed=st.integers(0, 2**16),
+)
+def test_a_line_read_again_is_the_line_the_reader_gave(
+    lengths: list[int], ended: bool, order: str, seed: int
+) -> None:
+    """A file's reader gives a line back by its place a block at a time (session_reader's
+    LineReader): however long the line against the block, and in whatever order the lines are
+    asked for, it gives the bytes the first read gave; of a line too long to read, as many as
+    say so. Sizes shrunk here, so that a few hundred bytes cross every border."""
+    data = b"".join(b"%d:" % n + b"x" * n + b"\n" for n in lengths)
+    data = data if ended else data[:-1]
+    saved = layer._BLOCK, layer._HEAD_BYTES, layer._READ_CHUNK, layer.MAX_ENTRY_BYTES
+    layer._BLOCK, layer._HEAD_BYTES, layer._READ_CHUNK, layer.MAX_ENTRY_BYTES = 64, 8, 128, 200
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "lines.jsonl"
+            path.write_bytes(data)
+            with path.open("rb") as file:
+                read = [
+                    (at, line)
+                    for batch in layer.line_batches(path, file)
+                    for at, line in zip(batch.at, batch, strict=True)
+                ]
+            if order == "walk back":
+                read.reverse()
+            elif order == "any":
+                random.Random(seed).shuffle(read)
+            again = layer.LineReader(path, os.open(path, os.O_RDONLY))
+            for at, line in read:
+                if isinstance(line, TooLong):  # read past: its start, and more than the bound
+                    given_back = again.line_at(at)
+                    assert given_back.startswith(line.head)
+                    assert len(given_back) == layer.MAX_ENTRY_BYTES + 1
+                else:
+                    assert again.line_at(at) == line
+    finally:
+        layer._BLOCK, layer._HEAD_BYTES, layer._READ_CHUNK, layer.MAX_ENTRY_BYTES = saved
+
+
+def test_a_walk_back_over_long_lines_reads_the_file_about_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines of 10 kB (a tool's long output), read again from the last to the first, as a walk
+    from the leaf asks for them: about the file's bytes are read, not a chunk (4 MiB) for each
+    line that begins near the start of a block and goes on past it."""
+    data = b"".join(b"%d:" % n + b"x" * 10_000 + b"\n" for n in range(600))  # 6 MB
+    path = tmp_path / "long-lines.jsonl"
+    path.write_bytes(data)
+    with path.open("rb") as file:
+        places = [at for batch in layer.line_batches(path, file) for at in batch.at]
+    read = []
+    pread = os.pread
+
+    def counted(fd: int, size: int, offset: int) -> bytes:
+        read.append(len(got := pread(fd, size, offset)))
+        return got
+
+    monkeypatch.setattr(os, "pread", counted)
+    again = layer.LineReader(path, os.open(path, os.O_RDONLY))
+    assert [again.line_at(at) for at in reversed(places)] == data.split(b"\n")[-2::-1]
+    assert sum(read) < 1.5 * len(data)  # each block, and the rest of a line it cuts (it was 2.8)
 
 
 # --- LinePlaces against a list of (id, place) -------------------------------------------------
