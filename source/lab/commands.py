@@ -11,28 +11,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# >> 04 until prod
-# from entries import Context
-# << 04 until prod
-# >> 05 until prod
-# from entries import build_context, path_to_leaf
-# << 05 until prod
+# >> 04
+from entries import Context
+
+# << 04
+# >> 05
+from entries import build_context, path_to_leaf
+
+# << 05
 # >> prod
-from entries import DAMAGED, Context, build_context, path_to_leaf
+from entries import DAMAGED
+from interrupted_calls import repair_interrupted_calls
 
 # << prod
-# >> 02 until prod
-# from messages import Message
-# << 02 until prod
-# >> 05 until prod
-# from messages import tool_calls, unanswered_calls
-# << 05 until prod
-# >> 06 until prod
-# from messages import summary_in
-# << 06 until prod
+from messages import Message
+
+# >> 05
+from messages import tool_calls, unanswered_calls
+
+# << 05
+# >> 06
+from messages import summary_in
+
+# << 06
 # >> prod
-from interrupted_calls import repair_interrupted_calls
-from messages import Message, shortened, summary_in, tool_calls, unanswered_calls
+from messages import shortened
 
 # << prod
 # >> 04 until prod
@@ -46,11 +49,10 @@ from model import DEFAULT_MODEL
 from model_registry import MODELS
 
 # << prod
-# >> 02 until 03
-# from session import Session, persist_new_messages
-# << 02 until 03
+from session import Session, persist_new_messages
+
 # >> 03
-from session import Resumed, Session, persist_new_messages
+from session import Resumed
 
 # << 03
 # >> prod
