@@ -39,17 +39,18 @@ from typing import Any, Literal, TypedDict
 from entry_checks import is_message, is_optional_str
 
 # << prod
-# >> 02 until 06
-# from messages import Message, preview
-# << 02 until 06
-# >> 03 until 06
-# from messages import answered_in_memory
-# << 03 until 06
-# >> 04 until 06
-# from messages import shortened
-# << 04 until 06
+from messages import Message, preview
+
+# >> 03
+from messages import answered_in_memory
+
+# << 03
+# >> 04
+from messages import shortened
+
+# << 04
 # >> 06
-from messages import Message, answered_in_memory, preview, shortened, summary_message
+from messages import summary_message
 
 # << 06
 from session_file import parse_json
