@@ -59,11 +59,10 @@ from pathlib import Path
 
 import networkx as nx
 
-# >> 02 until 03
-# from entries import Entry, summarize
-# << 02 until 03
+from entries import Entry, summarize
+
 # >> 03
-from entries import Entry, path_to_leaf, summarize
+from entries import path_to_leaf
 
 # << 03
 from session import read_session
