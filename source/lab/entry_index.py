@@ -26,18 +26,12 @@ from array import array
 from collections.abc import Callable, Iterator, MutableMapping
 
 # << prod
-# >> 03 until prod
-# from entries import Entry, NotAnEntry, entry_id, id_number, parse_entry
-# << 03 until prod
+from entries import Entry, NotAnEntry, entry_id, id_number, parse_entry
+
 # >> prod
 from entries import (
     DAMAGED,
     MAX_ID_DIGITS,
-    Entry,
-    NotAnEntry,
-    entry_id,
-    id_number,
-    parse_entry,
 )
 from entry_places import HELD, LinePlaces
 from session_reader import Line, Placed, TooLong
