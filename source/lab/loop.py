@@ -10,19 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-# >> 02 until prod
-# from messages import Message, ToolCallBlock, ToolResultMessage, UserMessage, tool_calls, tool_result
-# << 02 until prod
+from messages import Message, ToolCallBlock, ToolResultMessage, UserMessage, tool_calls, tool_result
+
 # >> prod
-from messages import (
-    Message,
-    ToolCallBlock,
-    ToolResultMessage,
-    UserMessage,
-    shortened,
-    tool_calls,
-    tool_result,
-)
+from messages import shortened
 
 # << prod
 from model import Done, Model, TextDelta, ToolCallEvent
