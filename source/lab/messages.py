@@ -11,20 +11,19 @@ from __future__ import annotations
 import re
 
 # << prod
-# >> 03 until 05
-# from collections import deque
-# << 03 until 05
+# >> 03
+from collections import deque
+
+# << 03
 # >> 05
-from collections import Counter, deque
+from collections import Counter
 
 # << 05
 from collections.abc import Sequence
+from typing import Any, Literal, TypedDict
 
-# >> 02 until prod
-# from typing import Any, Literal, TypedDict
-# << 02 until prod
 # >> prod
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import NotRequired
 
 # << prod
 import orjson
