@@ -45,18 +45,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-# >> 02 until 05
-# from entries import Entry, MessageEntry
-# << 02 until 05
+from entries import Entry, MessageEntry
+
 # >> 02 until 03
 # from entries import NotAnEntry, entry_id, parse_entry
 # << 02 until 03
-# >> 03 until 05
-# from entries import Context, build_context
-# << 03 until 05
-# >> 04 until 05
-# from entries import ModelChangeEntry
-# << 04 until 05
+# >> 03
+from entries import Context, build_context
+
+# << 03
+# >> 04
+from entries import ModelChangeEntry
+
+# << 04
 # >> 05
 from entries import (
     # >> prod
@@ -66,11 +67,6 @@ from entries import (
     # >> 06
     CompactionEntry,
     # << 06
-    Context,
-    Entry,
-    MessageEntry,
-    ModelChangeEntry,
-    build_context,
 )
 
 # << 05
