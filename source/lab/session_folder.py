@@ -25,12 +25,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-# >> 03 until prod
-# from session_file import UnusableSessionFile, list_session_files, read_header
-# << 03 until prod
 # >> prod
 from entries import NotAnEntry, parse_entry
-from session_file import SessionError, UnusableSessionFile
+from session_file import SessionError
+
+# << prod
+from session_file import UnusableSessionFile
+
+# >> 03 until prod
+# from session_file import list_session_files, read_header
+# << 03 until prod
+# >> prod
 from stores import STORES, stored_lines
 
 # << prod
