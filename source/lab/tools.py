@@ -15,18 +15,16 @@ import operator
 import time
 
 # << 03
-# >> 02 until 03
-# from collections.abc import Callable
-# << 02 until 03
+from collections.abc import Callable
+
 # >> 03
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 # << 03
-# >> 02 until 03
-# from dataclasses import dataclass
-# << 02 until 03
+from dataclasses import dataclass
+
 # >> 03
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 # << 03
 from typing import Any
