@@ -19,11 +19,10 @@ from interrupted_calls import INTERRUPTED
 # << prod
 from loop import run_turn
 
-# >> 03 until prod
-# from messages import Message, text_of, user_text
-# << 03 until prod
+from messages import Message, text_of, user_text
+
 # >> prod
-from messages import Message, history_problem, text_of, tool_result, user_text
+from messages import history_problem, tool_result
 
 # << prod
 from model import ScriptedModel

@@ -22,11 +22,10 @@ from pathlib import Path
 import orjson
 from harness import new_session
 
-# >> 05 until prod
-# from hypothesis import given, settings
-# << 05 until prod
+from hypothesis import given, settings
+
 # >> prod
-from hypothesis import example, given, settings
+from hypothesis import example
 
 # << prod
 from hypothesis import strategies as st

@@ -10,11 +10,10 @@ import orjson
 import pytest
 
 # << prod
-# >> 02 until prod
-# from harness import new_session
-# << 02 until prod
+from harness import new_session
+
 # >> prod
-from harness import new_session, run, user_line, write_session
+from harness import run, user_line, write_session
 
 # << prod
 from entry_graph import entry_graph, network_text
@@ -22,11 +21,10 @@ from loop import run_turn
 from messages import Message, user_text
 from model import ScriptedModel
 
-# >> 02 until 03
-# from session import persist_new_messages
-# << 02 until 03
+from session import persist_new_messages
+
 # >> 03
-from session import Session, persist_new_messages
+from session import Session
 
 # << 03
 from tools import default_tools

@@ -22,11 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from harness import read_until, run, run_in_shell, running, type_lines, user_texts
+
 # >> 02 until prod
-# from harness import main_with_slow_calc, read_until, run, run_in_shell, running, type_lines, user_texts
+# from harness import main_with_slow_calc
 # << 02 until prod
 # >> prod
-from harness import read_until, run, run_in_shell, running, type_lines, user_texts, with_tool_delay
+from harness import with_tool_delay
 
 from session import Session
 

@@ -17,11 +17,10 @@ import orjson
 import pytest
 
 # << prod
-# >> 02 until 05
-# from harness import run
-# << 02 until 05
+from harness import run
+
 # >> 05
-from harness import STEP_DIR, run
+from harness import STEP_DIR
 
 # << 05
 

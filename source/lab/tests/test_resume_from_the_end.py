@@ -31,13 +31,15 @@ from messages import user_text
 from model import ScriptedModel
 from session import Session, read_session
 
-# >> 06 until prod
-# from session_file import read_lines, read_lines_from_the_end
-# << 06 until prod
 # >> prod
-from session_file import SessionError, read_lines
+from session_file import SessionError
 
 # << prod
+from session_file import read_lines
+
+# >> 06 until prod
+# from session_file import read_lines_from_the_end
+# << 06 until prod
 from tools import default_tools
 
 TURNS = ["hello", "what is 12*8", "what is 2+3", "what is 7*6"]

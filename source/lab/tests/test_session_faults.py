@@ -30,11 +30,10 @@ from harness import new_session
 import session_file as session_module
 from messages import user_text
 
-# >> 03 until prod
-# from session import Session, SessionError, read_session
-# << 03 until prod
+from session import Session, SessionError, read_session
+
 # >> prod
-from session import Session, SessionError, SessionInUse, read_session
+from session import SessionInUse
 
 # << prod
 

@@ -29,19 +29,10 @@ from pathlib import Path
 import pytest
 
 # << prod
-# >> 02 until prod
-# from harness import read_until, run, running, stop_signals_at_default, user_texts
-# << 02 until prod
+from harness import read_until, run, running, stop_signals_at_default, user_texts
+
 # >> prod
-from harness import (
-    main_slowed,
-    read_until,
-    run,
-    running,
-    stop_signals_at_default,
-    type_lines,
-    user_texts,
-)
+from harness import main_slowed, type_lines
 
 from terminal import Terminal, read_line
 
