@@ -59,40 +59,53 @@ try:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # run from any directory
 
+    # >> prod
+    from arguments import add_options, chosen_model, converted, folder_name  # noqa: E402
+
+    # << prod
+    from commands import Chat, is_command  # noqa: E402
+
     # >> 02 until prod
-    # from commands import Chat, is_command, run_command  # noqa: E402
+    # from commands import run_command
     # << 02 until prod
-    # >> 06 until prod
-    # from commands import compact
-    # << 06 until prod
+    # >> 06
+    from commands import compact
+
+    # << 06
     # >> 02 until prod
     # from loop import TooManyRounds, run_turn  # noqa: E402
     # << 02 until prod
+    # >> prod
+    from loop import TooManyRounds  # noqa: E402
+
+    # << prod
     # >> 02 until 06
     # from messages import user_text  # noqa: E402
     # << 02 until 06
-    # >> 06 until prod
-    # from messages import context_size, shortened, user_text  # noqa: E402
-    # << 06 until prod
+    # >> 06
+    from messages import context_size, shortened, user_text  # noqa: E402
+
+    # << 06
+    # >> prod
+    from messages import unanswered_calls
+
+    # << prod
+    from model import DEFAULT_MODEL, HistoryRefused  # noqa: E402
+
     # >> 02 until prod
-    # from model import DEFAULT_MODEL, MODELS, HistoryRefused  # noqa: E402
+    # from model import MODELS
     # from render import counted, render  # noqa: E402
     # << 02 until prod
     # >> prod
-    from arguments import add_options, chosen_model, converted, folder_name  # noqa: E402
-    from commands import Chat, compact, is_command  # noqa: E402
-    from loop import TooManyRounds  # noqa: E402
-    from messages import context_size, shortened, unanswered_calls, user_text  # noqa: E402
-    from model import DEFAULT_MODEL, HistoryRefused, ModelError  # noqa: E402
+    from model import ModelError
     from model_registry import MODELS  # noqa: E402
     from render import counted  # noqa: E402
 
     # << prod
-    # >> 02 until 03
-    # from session import Session, SessionError  # noqa: E402
-    # << 02 until 03
+    from session import Session, SessionError  # noqa: E402
+
     # >> 03
-    from session import Session, SessionError, find_latest_session  # noqa: E402
+    from session import find_latest_session
 
     # << 03
     # >> prod
