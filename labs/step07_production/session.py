@@ -27,7 +27,9 @@ from entries import (
     Entry,
     MessageEntry,
     ModelChangeEntry,
+    NotAnEntry,
     build_context,
+    parse_entry,
 )
 from entry_index import EntryIndex
 from messages import Message
@@ -129,13 +131,18 @@ class Session:
                 session = cls(file, lines.header)
                 session.entries = EntryIndex(read_back(lines))  # keeps a line's place, if it can
                 session.read_whole = lines.whole
+                first = None  # the part's first line: the kept message, or the compaction
                 for batch in lines.batches:
+                    first = batch[0] if first is None and batch else first
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
-            # The kept part alone will do if the walk is whole in it and its lines are in order:
-            # a line appended later that repeats an id from before it would not be.
-            untrusted = not session.read_whole and not session.entries.in_order()
+            # The kept part alone will do if the walk is whole in it, its lines are in order (a
+            # line appended later that repeats an id from before it would not be), and it
+            # begins with an entry: begun at a damaged line, it vouches for nothing before it.
+            untrusted = not session.read_whole and (
+                not session.entries.in_order() or not _an_entry(first)
+            )
             if session.leaf_id is None or context.chain_break is not None or untrusted:
                 session.read_all()  # the walk needs more than the kept part: read it all
                 session.leaf_id = session.entries.last_usable()
@@ -255,3 +262,11 @@ def read_session(path: Path | str) -> SessionReading:
             entries.add_lines(batch)
         by_id = dict(entries.items())  # parses and checks every entry
     return SessionReading(lines.header, by_id, entries.last_usable(), entries.damaged)
+
+
+def _an_entry(line: object) -> bool:
+    """Whether a line read is a whole entry (not a blank, torn or too long line)."""
+    try:
+        return type(line) is bytes and parse_entry(line) is not None
+    except NotAnEntry:
+        return False

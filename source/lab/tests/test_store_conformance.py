@@ -183,6 +183,29 @@ def test_a_copy_glued_on_the_end_is_no_resume_point(store: Store, tmp_path: Path
         resumed.session.close()
 
 
+def test_a_kept_part_that_begins_damaged_is_no_resume_point(store: Store, tmp_path: Path) -> None:
+    """A hand-made compaction: its `at` is right, though the lines before it are out of order
+    (the writer never records `at` then), and it keeps from a damaged line that repeats an id.
+    A resume from there would give another conversation than a whole read, then repeat ids."""
+    session = create(store, tmp_path)
+    for number in range(1, 10):
+        session.append_message(user_text(f"m{number}"))
+    session.close()
+    storage = store.existing(session.path)
+    storage.append(b'{"type":"message","id":"e3","parentId":"e2","message":{"role":BROKEN\n')
+    compaction = {"type": "compaction", "id": "e4", "parentId": "e3", "summary": "S",
+                  "firstKeptId": "e3", "at": storage.position()}  # fmt: skip
+    storage.append(orjson.dumps(compaction) + b"\n")
+    storage.close()
+    whole = EntryIndex()
+    whole.add_lines(stored_lines(store, session.path))
+    resumed = Session.open(session.path, store=store)
+    assert resumed.context == build_context(whole, whole.last_usable())
+    assert texts(resumed.session) == [f"m{number}" for number in range(1, 10)]
+    assert resumed.session.append_message(user_text("next"))["id"] == "e10"
+    resumed.session.close()
+
+
 def test_an_unknown_kind_is_kept_in_the_tree_and_skipped(store: Store, tmp_path: Path) -> None:
     session = create(store, tmp_path)
     session.append_message(user_text("before"))
