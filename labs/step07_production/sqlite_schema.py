@@ -33,7 +33,9 @@ INSERT = "INSERT INTO entries (type, id, parent, line) VALUES (?, ?, ?, ?)"
 # no row is held whole that the JSONL reader would not hold either.
 ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
 THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
-# The same, :n rows from the seq :first on: rows read again (sqlite_rows.RowReader).
+# The lengths of the rows between two seqs, their lines unread: which rows to read again.
+LENGTHS_BETWEEN = "SELECT seq, length(line) FROM entries WHERE seq BETWEEN :low AND :high"
+# The same as ROWS, :n rows from the seq :first on: rows read again (sqlite_rows.RowReader).
 ROWS_BETWEEN = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
 THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq >= :first
 ORDER BY seq LIMIT :n"""

@@ -19,12 +19,12 @@ from pathlib import Path
 
 from session_format import SessionError, SessionHeader
 from session_reader import MAX_ENTRY_BYTES, Line, Placed, TooLong
-from sqlite_schema import ROWS, ROWS_BETWEEN
+from sqlite_schema import LENGTHS_BETWEEN, ROWS, ROWS_BETWEEN
 
 _HEAD_BYTES = 4096  # what is kept of a row too long to read: the id is at its start
-_FETCH = 64  # rows fetched at a time
 _BATCH_BYTES = 4 * 1024 * 1024  # a batch is handed over once it holds this much
 _AROUND = 256  # rows read again at a time: a walk from the leaf asks for their neighbours next
+_AROUND_BYTES = 1024 * 1024  # ...as many as fit in this, beside the one asked for
 
 
 @dataclass(frozen=True)
@@ -38,18 +38,18 @@ class StoredRows:
 
 
 def rows_after(db: sqlite3.Connection, after: int) -> Iterator[Placed]:
-    """The rows past the seq `after`, as lines, a batch at a time (fetchmany): a batch holds at
-    most about _BATCH_BYTES and _FETCH rows more, however long the session."""
+    """The rows past the seq `after`, as lines, a batch at a time: a batch holds at most
+    _BATCH_BYTES and one row more, however long the session and its rows. (A row at a time
+    from SQLite: fetching a number of rows at once would hold them all, whatever their size.)"""
     bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "after": after}
     with closing(db.execute(ROWS, bounds)) as rows:
         batch: list[Line] = []
         at, size = array("q"), 0
-        while fetched := rows.fetchmany(_FETCH):
-            for seq, too_long, value in fetched:
-                value = value or b""  # a NULL line (not this writer's): a blank line
-                batch.append(TooLong(value) if too_long else value)
-                at.append(seq)
-                size += len(value)
+        for seq, too_long, value in rows:
+            value = value or b""  # a NULL line (not this writer's): a blank line
+            batch.append(TooLong(value) if too_long else value)
+            at.append(seq)
+            size += len(value)
             if size >= _BATCH_BYTES:
                 yield Placed(batch, at)
                 batch, at, size = [], array("q"), 0
@@ -58,9 +58,11 @@ def rows_after(db: sqlite3.Connection, after: int) -> Iterator[Placed]:
 
 
 class RowReader:
-    """Rows read again by seq, _AROUND at a time: before the one asked for (a walk from the leaf
-    goes back), or after it (a reader going forward); from the database that was read, or not
-    at all: a seq means nothing in another one put in its place."""
+    """Rows read again by seq, up to _AROUND at a time and _AROUND_BYTES besides the one asked
+    for: before it (a walk from the leaf goes back), or after it (a reader going forward); from
+    the database that was read, or not at all: a seq means nothing in another one put in its
+    place. Bounded in bytes as the file's LineReader is: a few rows of megabytes each, near the
+    path but off it, are not all held to give back one line."""
 
     def __init__(self, path: Path, connection: Callable[[], sqlite3.Connection]) -> None:
         self._path, self._connection = path, connection
@@ -71,12 +73,15 @@ class RowReader:
     def line_at(self, seq: int) -> bytes:
         """The row's line (its first bytes, if too long to read); b"" if there is none."""
         if (line := self._rows.get(seq)) is None:
-            first = seq - _AROUND + 1 if seq < self._last else seq
-            bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "first": first, "n": _AROUND}
+            backwards = seq < self._last
+            low, high = (seq - _AROUND + 1, seq) if backwards else (seq, seq + _AROUND - 1)
             try:
                 db = self._connection()
                 if _identity(self._path) != self._identity:
                     raise SessionError(f"session file {self._path} was replaced during the run")
+                sizes = db.execute(LENGTHS_BETWEEN, {"low": low, "high": high}).fetchall()
+                first, n = _window(sizes, seq, backwards)
+                bounds = {"max": MAX_ENTRY_BYTES, "head": _HEAD_BYTES, "first": first, "n": n}
                 fetched = db.execute(ROWS_BETWEEN, bounds)
                 self._rows = {row: value or b"" for row, _, value in fetched}
             except sqlite3.Error as error:
@@ -84,6 +89,20 @@ class RowReader:
             line = self._rows.get(seq, b"")
         self._last = seq
         return line
+
+
+def _window(sizes: list[tuple[int, int]], seq: int, backwards: bool) -> tuple[int, int]:
+    """The first seq and the number of rows to read: `seq`, then its neighbours going away from
+    it while their bytes fit _AROUND_BYTES (a row too long to read costs its first bytes)."""
+    taken, total = [seq], 0
+    for row, size in sorted(sizes, reverse=backwards):
+        if row == seq:
+            continue
+        total += _HEAD_BYTES if size > MAX_ENTRY_BYTES else size
+        if total > _AROUND_BYTES:
+            break
+        taken.append(row)
+    return min(taken), len(taken)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

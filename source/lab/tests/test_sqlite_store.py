@@ -175,19 +175,46 @@ def test_a_row_too_long_is_given_as_its_start(
     assert first == TooLong(orjson.dumps(long)[:40]) and isinstance(second, bytes)
 
 
+def test_rows_read_again_are_bounded_in_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walk asks for a row again by its seq, and its neighbours are read with it: as many as
+    fit in _AROUND_BYTES, not _AROUND rows whatever their size (rows of 8 MB off the path once
+    made a resume hold 485 MiB to give back a few short lines)."""
+    monkeypatch.setattr(sqlite_rows, "_AROUND_BYTES", 10_000)
+    session = create(SqliteStore, tmp_path)
+    for number in range(40):
+        session.append_message(user_text(f"{number} " + "x" * (3000 if number % 2 else 10)))
+    session.close()
+    storage = SqliteStore.existing(session.path)
+    with storage.reading() as lines:
+        places = [at for batch in lines.batches for at in batch.at]  # type: ignore[attr-defined]
+        expected = stored_lines(SqliteStore, session.path)
+        rows = list(zip(places, expected, strict=True))
+        for walk in (rows[::-1], rows):  # a walk back, then a reader going forward
+            for at, line in walk:
+                assert lines.line_at(at) == line
+                held = lines.line_at.__self__._rows  # type: ignore[attr-defined]
+                assert sum(map(len, held.values())) <= 10_000 + max(map(len, expected))
+    storage.close()
+
+
 def test_rows_come_in_batches_of_bounded_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """At most _BATCH_BYTES and one row more, whatever the rows' sizes (a few rows of 8 MB
+    fetched together once made a resume hold hundreds of MiB)."""
     session = create(SqliteStore, tmp_path)
     for number in range(300):
-        session.append_message(user_text(f"{number:03} " + "x" * 100))
+        session.append_message(user_text(f"{number:03} " + "x" * (5000 if number % 7 else 100)))
     session.close()
-    monkeypatch.setattr(sqlite_rows, "_BATCH_BYTES", 2000)
+    monkeypatch.setattr(sqlite_rows, "_BATCH_BYTES", 20_000)
     storage = SqliteStore.existing(session.path)
     with storage.reading() as lines:
-        sizes = [len(batch) for batch in lines.batches]
+        batches = [[len(line) for line in batch] for batch in lines.batches]
     storage.close()
-    assert sum(sizes) == 300 and len(sizes) > 1 and max(sizes) <= sqlite_rows._FETCH
+    assert sum(map(len, batches)) == 300 and len(batches) > 1
+    assert all(sum(batch) - batch[-1] < 20_000 for batch in batches)  # the last one tipped it
 
 
 def test_a_database_error_is_one_session_error(tmp_path: Path) -> None:
