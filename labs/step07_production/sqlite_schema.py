@@ -29,16 +29,17 @@ SCHEMA = (
     "INSERT INTO state (one) VALUES (1)",
 )
 INSERT = "INSERT INTO entries (type, id, parent, line) VALUES (?, ?, ?, ?)"
-# The rows after a seq, as bytes; a row over MAX_ENTRY_BYTES as its first bytes (TooLong):
-# no row is held whole that the JSONL reader would not hold either.
-ROWS = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
-THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq > :after ORDER BY seq"""
+# A row as the readers take it: its seq, whether it is too long, and its line as bytes, or for a
+# row over MAX_ENTRY_BYTES its first bytes (TooLong): no row is held whole that the JSONL reader
+# would not hold either.
+_ROW = """seq, length(line) > :max,
+CAST(CASE WHEN length(line) > :max THEN substr(line, 1, :head) ELSE line END AS BLOB)"""
+# The rows after a seq.
+ROWS = f"SELECT {_ROW} FROM entries WHERE seq > :after ORDER BY seq"
 # The lengths of the rows between two seqs, their lines unread: which rows to read again.
 LENGTHS_BETWEEN = "SELECT seq, length(line) FROM entries WHERE seq BETWEEN :low AND :high"
-# The same as ROWS, :n rows from the seq :first on: rows read again (sqlite_rows.RowReader).
-ROWS_BETWEEN = """SELECT seq, length(line) > :max, CAST(CASE WHEN length(line) > :max
-THEN substr(line, 1, :head) ELSE line END AS BLOB) FROM entries WHERE seq >= :first
-ORDER BY seq LIMIT :n"""
+# :n rows from the seq :first on: rows read again (sqlite_rows.RowReader).
+ROWS_BETWEEN = f"SELECT {_ROW} FROM entries WHERE seq >= :first ORDER BY seq LIMIT :n"
 # The size of the session as a JSONL file: the header and each entry, each with its \n.
 JSONL_SIZE = """SELECT (SELECT length(line) + 1 FROM header)
 + coalesce((SELECT sum(length(line) + 1) FROM entries), 0)"""

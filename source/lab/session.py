@@ -298,7 +298,8 @@ class Session:
                 session.read_whole = lines.whole
                 first = None  # the part's first line: the kept message, or the compaction
                 for batch in lines.batches:
-                    first = batch[0] if first is None and batch else first
+                    if first is None and batch:
+                        first = batch[0]
                     session.entries.add_lines(batch)
                 session.leaf_id = session.entries.last_usable()  # where the conversation ends
                 context = build_context(session.entries, session.leaf_id)
@@ -499,10 +500,13 @@ def read_session(path: Path | str) -> SessionReading:
 # >> prod
 def _an_entry(line: object) -> bool:
     """Whether a line read is a whole entry (not a blank, torn or too long line)."""
+    if type(line) is not bytes:  # None (nothing read), or TooLong
+        return False
     try:
-        return type(line) is bytes and parse_entry(line) is not None
+        parse_entry(line)
     except NotAnEntry:
         return False
+    return True
 
 
 # << prod
