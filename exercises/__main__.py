@@ -475,9 +475,11 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "list":
+        print("fill-in: a given shape to complete; open: a design of your own, graded by a suite")
         for exercise in all_exercises():
             print(
-                f"{exercise.id:6} {exercise.title:36} edit {exercise.starter.relative_to(LAB_ROOT)}"
+                f"{exercise.id:6} {exercise.title:22} {exercise.kind:8} ~{exercise.minutes:>2} min"
+                f"  edit {exercise.starter.relative_to(LAB_ROOT)}"
             )
         return 0
     if args.command == "verify":

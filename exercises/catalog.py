@@ -22,6 +22,7 @@ LAB_ROOT = Path(__file__).resolve().parent.parent
 WRONG_SOLUTIONS = LAB_ROOT / "tests" / "wrong_solutions"
 RIGHT_SOLUTIONS = LAB_ROOT / "tests" / "right_solutions"
 _STARTER = re.compile(r"ex(\d+)_(\w+)\.py")
+_KIND = re.compile(r"^(Fill-in|Open) exercise, about (\d+) minutes\.$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class Exercise:
     hint: Path
     wrong_solutions: tuple[Path, ...]  # kept mistakes that the check must catch
     right_solutions: tuple[Path, ...]  # other correct variants that the check must accept
+    kind: str  # "fill-in": a shape given, its body to write; "open": a design of your own
+    minutes: int  # roughly, for a student who has read the notebook (0: not said)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ def all_exercises() -> list[Exercise]:
                 continue
             number, slug = match.groups()
             kept = Path(step_folder.name) / starter.stem
+            said = _KIND.search(ast.get_docstring(parsed(starter)) or "")
             found.append(
                 Exercise(
                     id=f"{step_number}.{int(number)}",
@@ -68,6 +72,8 @@ def all_exercises() -> list[Exercise]:
                     hint=starter.with_name(f"{starter.stem}.hint.md"),
                     wrong_solutions=tuple(sorted((WRONG_SOLUTIONS / kept).glob("*.py"))),
                     right_solutions=tuple(sorted((RIGHT_SOLUTIONS / kept).glob("*.py"))),
+                    kind=said[1].lower() if said else "?",
+                    minutes=int(said[2]) if said else 0,
                 )
             )
     return found
@@ -86,13 +92,17 @@ def read_hint(exercise: Exercise) -> str:
     return exercise.hint.read_text(encoding="utf-8").strip() if exercise.hint.exists() else ""
 
 
+def parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def read_wrong_solution(path: Path) -> KeptWrongSolution:
     """Its docstring and EXPECTED_FAIL, read without running it (it is the student's code).
 
     Raises ValueError naming what is missing: a kept mistake that does not say what is wrong,
     or what its FAIL must say, proves nothing when it fails.
     """
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     docstring = (ast.get_docstring(tree) or "").strip()
     expected = None
     for node in tree.body:

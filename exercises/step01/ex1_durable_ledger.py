@@ -1,5 +1,7 @@
 """Exercise 01.1: a ledger whose every acknowledged append survives a power cut, and its cost.
 
+Fill-in exercise, about 20 minutes.
+
 When `write` returns, a line is in the kernel's page cache, not yet on the disk. A killed
 process loses nothing (the kernel still has the line); a power cut loses whatever the kernel had
 not written out yet. Make `DurableLedgerStore` a ledger that acknowledges a message only once it

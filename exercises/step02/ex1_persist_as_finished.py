@@ -1,5 +1,7 @@
 """Exercise 02.1: save each message the moment it is finished, not at the end of the turn.
 
+Fill-in exercise, about 15 minutes.
+
 main.py saves once a turn is over, so a crash in the middle of a turn loses all of it, even the
 user's line. Write `persist_as_finished(events, session)`, which runs one turn by consuming the
 events of `run_turn`, and saves as it goes. The loop stays ignorant of disk: loop.py is not

@@ -1,5 +1,7 @@
 """Exercise 02.2: the cursor that never moves.
 
+Fill-in exercise, about 10 minutes.
+
 `chat(session, inputs)` is main.py's loop without the terminal: one turn per input, then a save
 of what is new. It runs without an error, and the file even looks plausible at a glance. But
 three turns (`hello`, `what is 12*8`, `what was the result`) make 8 messages, and the file gets

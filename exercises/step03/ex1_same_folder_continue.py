@@ -1,5 +1,7 @@
 """Exercise 03.1: --continue should resume a session started in the same working directory.
 
+Fill-in exercise, about 15 minutes.
+
 `find_latest_session` resumes the most recent session in the folder, wherever it was started.
 Keep all your sessions in one folder (as some production agents do, in your home folder) and
 `--continue` in project A happily resumes the conversation you just had in project B. Every

@@ -1,5 +1,7 @@
 """Exercise 03.3: a reader of your own: which lines of a damaged file a resume can use.
 
+Open exercise, about 45 minutes.
+
 `Session.open` reads a session file line by line into an index, `EntryIndex` (entry_index.py):
 which lines are entries it can use, which ids are taken, where the conversation ends, and the
 id of the next entry the run writes. Everything a crash, an editor or another program can do

@@ -1,5 +1,7 @@
 """Exercise 04.1: a thinking level, recorded as an entry and restored on --continue.
 
+Fill-in exercise, about 20 minutes.
+
 A model that can reason before it answers takes a reasoning effort: off, low, medium or high.
 Like the model, the level is a setting a session switches during its life, so the file must
 record each switch where it happened, and `--continue` must bring back the level in force.

@@ -1,5 +1,7 @@
 """Exercise 05.1: fork the conversation into a session file of its own.
 
+Fill-in exercise, about 25 minutes.
+
 `/branch` forks inside one file: the old branch stays, the leaf moves. Sometimes you want the
 conversation you have now in a file of its own: to try something risky in another terminal, to
 hand it to someone, to start clean of the dead ends. That is a fork: a NEW session file that

@@ -1,5 +1,7 @@
 """Exercise 05.2: label an entry, and branch to the label.
 
+Fill-in exercise, about 25 minutes.
+
 An id like e14 is the file's name for an entry, not a person's. A label is a name a person
 gives an entry, to come back to it: `/label good` after an answer you liked and, later,
 wherever the conversation has gone, `/branch good`. A label is one more thing that happens

@@ -1,5 +1,7 @@
 """Exercise 05.3: summarise the branch you leave, and give the summary to the model.
 
+Fill-in exercise, about 30 minutes.
+
 `/branch` is undo: the new branch starts as if the old one had never happened. Often that is
 too much forgetting: the model tried something, it failed, and the next try should know that.
 So when the leaf moves, what is left behind is summarised into the new branch, as an entry:

@@ -1,5 +1,7 @@
 """Exercise 05.4: an /undo of your own design.
 
+Open exercise, about 45 minutes.
+
 `/branch ID` can take anything back, if you know the id. The everyday case has none: "take back
 what I just asked, and all its answer". Write `undo_command(chat, argument)`, the command
 `/undo`, of your own design: what it writes to the file (the step's own kinds, or a kind of

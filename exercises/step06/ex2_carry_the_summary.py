@@ -1,5 +1,7 @@
 """Exercise 06.2: carry an earlier summary forward, so a second compaction keeps the first's.
 
+Fill-in exercise, about 25 minutes.
+
 A compaction's summary stands in for what it replaced. The next `/compact` summarises the
 messages before its own boundary, and the first of them is the earlier summary itself, as the
 model is given it: a user message (`summary_message`). A summariser that treats it as one more

@@ -1,5 +1,7 @@
 """Exercise 06.3: a summary of your own design, that survives compaction after compaction.
 
+Open exercise, about 40 minutes.
+
 A compaction's summary is all the model keeps of what came before its boundary, and the next
 compaction summarises that summary again, with what came after it. Exercise 06.2 wrote the
 step's own format; here the format is yours. Write `summarize(messages)`, a summariser of your

@@ -1,5 +1,7 @@
 """Exercise 07.2: a lock that a SIGKILLed holder never leaves behind.
 
+Fill-in exercise, about 25 minutes.
+
 Two runs that `--continue` one session both read the same leaf and both append the next id:
 their turns interleave, and one is lost (notebook 07, section 3). So a run that writes a
 session holds a lock on it, and a second run is refused. The hard case is the run that dies

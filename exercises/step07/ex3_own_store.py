@@ -1,5 +1,7 @@
 """Exercise 07.3: a store of your own.
 
+Open exercise, about 60 minutes.
+
 storage.py is the seam between a Session and the place its entries are kept: the JSONL file
 (session_file.SessionFile) and a SQLite database (sqlite_store.SqliteStore) stand behind it,
 and so can a store you write. Write `OwnStore`, a class with `suffix`, `new` and `existing`

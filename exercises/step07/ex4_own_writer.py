@@ -1,5 +1,7 @@
 """Exercise 07.4: a writer of your own, that no crash point can trick.
 
+Open exercise, about 45 minutes.
+
 Everything a session file holds got there through one function: the writer, which appends a
 line (session_file.SessionFile.append is the step's). A crash, a full disk or another run
 killed half-way can leave a file ending in a fragment of a line; the next run must go on

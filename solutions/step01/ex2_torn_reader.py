@@ -1,5 +1,7 @@
 """Exercise 01.2: rescue what you can from a torn snapshot, and compare with the ledger.
 
+Fill-in exercise, about 15 minutes.
+
 The snapshot reader gives up on a torn file: one JSON array cut short is not JSON. Yet the
 messages at its start are complete. Write `salvage_snapshot(data)`: given the bytes of a
 snapshot file (`[` message `,` message ... `]`, as SnapshotStore writes it), possibly cut

@@ -1,5 +1,7 @@
 """Exercise 01.3: correct a message the ledger's way: append, never rewrite.
 
+Fill-in exercise, about 15 minutes.
+
 The assistant said something wrong in entry e2. A snapshot would overwrite it; a ledger cannot
 (its old bytes are never rewritten), and that is the point: the record says what was said AND
 that it was corrected later. Add a new entry kind for it, a correction:

@@ -1,5 +1,7 @@
 """Exercise 03.2: --resume, a list of sessions to choose from.
 
+Fill-in exercise, about 25 minutes.
+
 `--continue` always takes the latest session. `--resume` lists them and lets you pick one:
 
       1  what was the result                        8 messages   20260102T090000Z-bb.jsonl

@@ -1,5 +1,7 @@
 """Exercise 04.2: a session name, recorded as an entry and shown in the session list.
 
+Fill-in exercise, about 20 minutes.
+
 A list of sessions titled by their first message reads "hello", "hello", "what is 2+3": you
 cannot tell them apart. Let the user name a session. A name is one more thing that happens
 during a session, so it is one more entry kind (renaming appends another; nothing is

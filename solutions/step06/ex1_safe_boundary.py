@@ -1,5 +1,7 @@
 """Exercise 06.1: a compaction boundary that never cuts a tool call from its result.
 
+Fill-in exercise, about 20 minutes.
+
 `/compact` replaces all but the last turn with a summary. Often you want to keep more:
 `/compact 4`, "keep at least the last 4 messages". The naive boundary is the 4th message from
 the end, and it is wrong whenever that message is a tool result: its call is summarised away,

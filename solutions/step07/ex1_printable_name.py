@@ -1,5 +1,7 @@
 """Exercise 07.1: a session name shown escaped, whether it was typed or read from the file.
 
+Fill-in exercise, about 15 minutes.
+
 A terminal obeys some characters instead of showing them: ESC starts a sequence that can clear
 the screen, recolour the rest of the output or retitle the window; a carriage return rewrites
 the line; U+202E shows the rest backwards. A session name is text anyone could have put in the

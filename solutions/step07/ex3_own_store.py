@@ -1,5 +1,7 @@
 """Exercise 07.3: a store of your own, behind the seam storage.py describes.
 
+Open exercise, about 60 minutes.
+
 A solution: one SQLite database per session (Python's own sqlite3). The first append makes the
 file private before SQLite opens it (SQLite gives its -wal and -shm the database's mode), with
 the schema, the header row, the entry and the state row in one transaction; later appends are
