@@ -38,7 +38,9 @@ class EntryIndex(MutableMapping[str, Entry]):
 
     Nor may it hold more than the conversation needs. A line not used yet is kept as where it
     is (entry_places.py), if the store can give it back by that (`read_back`, a reading's
-    `line_at`); only a store that cannot has its lines held here as bytes until used.
+    `line_at`); only a store that cannot has its lines held here as bytes until used. Or a
+    short read: the first HOLD_BYTES of lines are held as the reader gave them, so a resume
+    from a compaction's kept part walks its path without reading a line twice.
 
     A damaged line costs only itself: when its id and parentId can still be read where the
     writer puts them, it stays in the tree as an entry of kind DAMAGED that holds nothing else,
@@ -57,6 +59,7 @@ class EntryIndex(MutableMapping[str, Entry]):
         self._damaged_ids: set[str] = set()
         self._next_number: int | None = None  # worked out when a new id is first asked for
         self.repeated = False  # a usable line repeated an id an earlier line has
+        self._held_bytes = 0  # of lines held that the store could have given back
 
     def add_lines(self, lines: list[Line]) -> None:
         """Index a batch of lines, in file order.
@@ -74,8 +77,13 @@ class EntryIndex(MutableMapping[str, Entry]):
             digits = None
         if lines and digits is not None:
             numbers = array("q", map(int, digits))
+            if (
+                placed is not None
+                and (size := sum(map(len, lines))) <= HOLD_BYTES - self._held_bytes
+            ):
+                placed, self._held_bytes = None, self._held_bytes + size  # a short read
             if self._places.extend(numbers, [HELD] * len(lines) if placed is None else placed):
-                if placed is None:  # no store to read them again: hold them as they are
+                if placed is None:  # held as they are: no store to read them again, or short
                     keys = (b"e" + b'"e'.join(digits)).decode("ascii").split('"')
                     self._held.update(zip(keys, lines, strict=True))
                 return
@@ -247,6 +255,10 @@ def _stand_in(line: bytes) -> Entry | None:
 
 
 _SECOND = operator.itemgetter(1)  # a match's first group, taken in C
+# Lines held as bytes though the store could give them back, at most (two of a reader's
+# batches): a compaction's kept part, its branches with it, is usually shorter, and is then read
+# once. Whatever the session's size, a resume holds at most this much more than places.
+HOLD_BYTES = 8 * 1024 * 1024
 
 
 def _parsed(line: bytes) -> Entry | None:

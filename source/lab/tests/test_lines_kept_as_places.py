@@ -3,7 +3,9 @@
 in proportion to the conversation, not to the session. What it reads again is checked again,
 and comes from the file it read.
 
-Figures (time, peak memory at scale) are `make bench`'s; these hold the behaviour.
+Figures (time, peak memory at scale) are `make bench`'s; these hold the behaviour. A read of a
+few MiB is held as it is (entry_index.HOLD_BYTES): each test here sets that to nothing but
+the one about it, so that its small session is kept as places, as a large one is.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_store_conformance import STORES, create, stored_lines
 
+import entry_index
 import session_reader as layer
+import sqlite_rows
 from entries import DAMAGED, build_context, entry_id
 from entry_index import EntryIndex
 from entry_places import GONE, HELD, LinePlaces
@@ -30,6 +34,14 @@ from session_file import SessionFile
 from session_format import SessionError
 from session_reader import TooLong
 from storage import Store
+
+
+HOLD_BYTES = entry_index.HOLD_BYTES
+
+
+@pytest.fixture(autouse=True)
+def places_for_every_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(entry_index, "HOLD_BYTES", 0)
 
 
 def short_session(store: Store, folder: Path, entries: int) -> Path:
@@ -86,6 +98,31 @@ def test_a_resume_gives_what_a_read_that_holds_every_line_gives(
     assert resumed.session.entries.ids() == held.ids()
     assert dict(resumed.session.entries.items()) == dict(held.items())  # every line, read again
     resumed.session.close()
+
+
+@pytest.mark.parametrize("store", STORES, ids=lambda store: store.__name__)
+def test_a_short_read_is_held_and_a_long_one_is_read_again(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of a few hundred kB (a compaction's kept part, say) is walked without a line read
+    twice: the store is not asked for one. Past HOLD_BYTES, lines are places, read again."""
+    session = create(store, tmp_path)
+    for number in range(2_000):
+        session.append_message(user_text(f"{number} " + "x" * 200))
+    session.close()
+    asked: list[int] = []
+    for reader in (layer.LineReader, sqlite_rows.RowReader):
+        read = reader.line_at
+        monkeypatch.setattr(
+            reader, "line_at", lambda self, at, read=read: [asked.append(at), read(self, at)][1]
+        )
+    for budget, read_again in [(HOLD_BYTES, False), (100_000, True)]:
+        monkeypatch.setattr(entry_index, "HOLD_BYTES", budget)
+        asked.clear()
+        resumed = Session.open(session.path, store=store)
+        resumed.session.close()
+        assert bool(asked) is read_again, f"{len(asked)} lines read again, HOLD_BYTES {budget:,}"
+        assert len(resumed.context.messages) == 2_000
 
 
 def test_a_line_read_again_is_checked_again(tmp_path: Path) -> None:
