@@ -4,10 +4,10 @@ Fill-in exercise, about 25 minutes.
 
 A compaction's summary stands in for what it replaced. The next `/compact` summarises the
 messages before its own boundary, and the first of them is the earlier summary itself, as the
-model is given it: a user message (`summary_message`). A summariser that treats it as one more
-question writes "- asked: Summary of the conversation before…", cut to one line, and everything
-the first compaction held is gone: "what was the result" no longer answers (notebook 06,
-section 5). Write `summarize(messages)`, a summariser that carries it over.
+model is given it: a user message (`summary_message`). A summariser that leaves it out, and
+summarises only the messages after it, loses everything the first compaction held: "what was
+the result" no longer answers (notebook 06, section 5). Write `summarize(messages)`, a
+summariser that carries it over.
 
 What the check holds you to (at each compaction of many scripts of turns, model switches,
 moves and compactions, your summary of the same messages and the solution's, line by line;
