@@ -37,9 +37,12 @@ TAIL_LINES = 40
 # How many shares a suite runs in, side by side (see tools/copy_out.py --shard, and
 # tests/conftest.py for the course-wide ones).
 SHARES = {"step05": 2, "step06": 2, "step07": 4}
-COURSE_SHARES = 2
-FAULT_SHARES = 3
-NOTEBOOK_SHARES = 3
+# Each share pays for its own pytest, collection and session fixtures (about 2 s of CPU for
+# the course-wide tests, 2.3 s for a notebook run's nbval): started first, the course-wide
+# and fault tests end in time in one process each, the notebooks in two.
+COURSE_SHARES = 1
+FAULT_SHARES = 1
+NOTEBOOK_SHARES = 2
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,9 @@ class Part:
     name: str
     command: list[str]
     cwd: Path
-    # About how many CPU seconds it takes: the heaviest start first, so the cores finish
-    # together (until a run has measured it: `order`).
+    # About how many seconds it takes beside the others: the longest start first, so the
+    # cores finish together (until a whole run has measured it: `order`). A guess from what
+    # the part is made of, for a first run (CI's: a fresh clone has no .venv/).
     weight: int = 1
     # "I/N": the course-wide tests keep every N-th one from the I-th (tests/conftest.py).
     shard: str | None = None
@@ -75,24 +79,25 @@ def parts() -> Iterator[Part]:
         for index in range(1, count + 1):
             shard = [f"--shard={index}/{count}"] if count > 1 else []
             name = f"tests {step.name}" + (f" {index}/{count}" if count > 1 else "")
-            weight = 3 * files // (2 * count)
+            # The production step's tests wait longest: on endpoints, kills and timeouts.
+            weight = (3 if step == steps[-1] else 1) * 3 * files // (2 * count)
             sharded = [*command[:2], *shard, *command[2:]]
             yield Part(f"{name} (copied out)", sharded, LAB_ROOT, weight, writes_bytecode=True)
     for index in range(1, COURSE_SHARES + 1):
         yield Part(
-            f"tests course-wide {index}/{COURSE_SHARES}",
+            "tests course-wide" + (f" {index}/{COURSE_SHARES}" * (COURSE_SHARES > 1)),
             [*PYTEST, "tests", "--ignore=tests/test_faults.py"],
             LAB_ROOT,
-            weight=32 // COURSE_SHARES,
+            weight=100 // COURSE_SHARES,
             shard=f"{index}/{COURSE_SHARES}",
         )
-    # Real kills, file size limits and two writers: processes that mostly wait, in shares.
+    # Real kills, file size limits and two writers: processes that mostly wait.
     for index in range(1, FAULT_SHARES + 1):
         yield Part(
-            f"tests faults {index}/{FAULT_SHARES}",
+            "tests faults" + (f" {index}/{FAULT_SHARES}" * (FAULT_SHARES > 1)),
             [*PYTEST, "tests/test_faults.py"],
             LAB_ROOT,
-            weight=28 // FAULT_SHARES,
+            weight=30 // FAULT_SHARES,
             shard=f"{index}/{FAULT_SHARES}",
         )
     # One kernel runs one notebook's cells in order, a kernel for each notebook; the notebooks
@@ -113,9 +118,9 @@ def parts() -> Iterator[Part]:
                 *(str(notebook.relative_to(LAB_ROOT)) for notebook in share),
             ],
             LAB_ROOT,
-            weight=int(sum(map(notebook_seconds, share))) // 3,
+            weight=int(1.5 * sum(map(notebook_seconds, share))),
         )
-    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=70)
+    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=90)
 
 
 @cache
