@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from preloaded_python import PreloadedPython
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
 STEPS = sorted(p for p in (LAB_ROOT / "labs").glob("step[0-9][0-9]_*") if p.is_dir())
@@ -45,3 +47,12 @@ def without_root_override() -> list[str]:
         pytest.skip("running as root without setpriv")
     dropped = "-dac_override,-dac_read_search"
     return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
+
+
+@pytest.fixture(scope="session")
+def preloaded_python() -> Iterator[PreloadedPython]:
+    """`python -c`, forked from an interpreter that has imported matplotlib already, for the
+    drivers that draw (tests/preloaded_python.py)."""
+    python = PreloadedPython()
+    yield python
+    python.close()

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import LAB_ROOT
 from conftest import STEPS as ALL_STEPS
+from preloaded_python import PreloadedPython
 
 STEPS = [step.name for step in ALL_STEPS if step.name >= "step03"]  # the tolerant readers
 SEEDS = 100
@@ -160,13 +161,11 @@ def branched_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("step", STEPS)
 def test_no_damage_raises_in_any_step_that_reads_the_file(
-    step: str, branched_session: Path
+    step: str, branched_session: Path, preloaded_python: PreloadedPython
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(LAB_ROOT / "labs" / step), str(branched_session),
-         str(SEEDS)],
-        capture_output=True, timeout=300,
-    )  # fmt: skip
+    done = preloaded_python.run(
+        DRIVER, str(LAB_ROOT / "labs" / step), str(branched_session), str(SEEDS), timeout=300
+    )
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     report = json.loads(done.stdout)
     assert report["failed"] == 0, "\n".join(report["problems"])

@@ -8,12 +8,11 @@ with the step's own code, draws them, and reports what the picture holds.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from itertools import pairwise
 
 import pytest
 from conftest import LAB_ROOT, STEPS
+from preloaded_python import PreloadedPython
 
 AGENT_STEPS = [step for step in STEPS if step.name >= "step02"]
 
@@ -107,19 +106,16 @@ print(json.dumps(found))
 """
 
 
-def drawn(step_name: str) -> dict:
+def drawn(python: PreloadedPython, step_name: str) -> dict:
     step = LAB_ROOT / "labs" / step_name
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(step), str(LAB_ROOT / "notebooks")],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = python.run(DRIVER, str(step), str(LAB_ROOT / "notebooks"), timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
     return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("step", [s.name for s in AGENT_STEPS])
-def test_each_steps_graph_is_drawn(step: str) -> None:
-    found = drawn(step)
+def test_each_steps_graph_is_drawn(step: str, preloaded_python: PreloadedPython) -> None:
+    found = drawn(preloaded_python, step)
     assert "unknown kind" in found["legend"]
     # Each column lists its entries branch by branch: networkx alone would put a column in set
     # order, which changes with the hash seed, and the branches would cross at random.

@@ -6,13 +6,16 @@ question would be back: this holds each one to the installed JupyterLab's own sc
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
-import jupyterlab
 from conftest import LAB_ROOT
 
-SCHEMAS = Path(jupyterlab.__file__).parent / "schemas"
+# The installed package's folder, found without importing it: `import jupyterlab` starts its
+# server's modules (and compiles dozens of grammars on the way), over a second of CPU in each
+# process that collects this file, to read a few JSON files beside it.
+SCHEMAS = Path(importlib.util.find_spec("jupyterlab").origin).parent / "schemas"
 
 
 def test_every_override_names_a_setting_of_this_jupyterlab_with_a_value_it_takes() -> None:

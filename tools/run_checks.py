@@ -30,14 +30,19 @@ from functools import cache
 from pathlib import Path
 
 LAB_ROOT = Path(__file__).resolve().parent.parent
+# Each part's wall seconds in the last whole run: the order of the next (see `order`).
+LAST_SECONDS = LAB_ROOT / ".venv" / "check-seconds.json"
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 TAIL_LINES = 40
 # How many shares a suite runs in, side by side (see tools/copy_out.py --shard, and
 # tests/conftest.py for the course-wide ones).
 SHARES = {"step05": 2, "step06": 2, "step07": 4}
-COURSE_SHARES = 2
-FAULT_SHARES = 3
-NOTEBOOK_SHARES = 3
+# Each share pays for its own pytest, collection and session fixtures (about 2 s of CPU for
+# the course-wide tests, 2.3 s for a notebook run's nbval): started first, the course-wide
+# and fault tests end in time in one process each, the notebooks in two.
+COURSE_SHARES = 1
+FAULT_SHARES = 1
+NOTEBOOK_SHARES = 2
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,9 @@ class Part:
     name: str
     command: list[str]
     cwd: Path
-    # About how many CPU seconds it takes: the heaviest start first, so the cores finish together.
+    # About how many seconds it takes beside the others: the longest start first, so the
+    # cores finish together (until a whole run has measured it: `order`). A guess from what
+    # the part is made of, for a first run (CI's: a fresh clone has no .venv/).
     weight: int = 1
     # "I/N": the course-wide tests keep every N-th one from the I-th (tests/conftest.py).
     shard: str | None = None
@@ -72,24 +79,25 @@ def parts() -> Iterator[Part]:
         for index in range(1, count + 1):
             shard = [f"--shard={index}/{count}"] if count > 1 else []
             name = f"tests {step.name}" + (f" {index}/{count}" if count > 1 else "")
-            weight = 3 * files // (2 * count)
+            # The production step's tests wait longest: on endpoints, kills and timeouts.
+            weight = (3 if step == steps[-1] else 1) * 3 * files // (2 * count)
             sharded = [*command[:2], *shard, *command[2:]]
             yield Part(f"{name} (copied out)", sharded, LAB_ROOT, weight, writes_bytecode=True)
     for index in range(1, COURSE_SHARES + 1):
         yield Part(
-            f"tests course-wide {index}/{COURSE_SHARES}",
+            "tests course-wide" + (f" {index}/{COURSE_SHARES}" * (COURSE_SHARES > 1)),
             [*PYTEST, "tests", "--ignore=tests/test_faults.py"],
             LAB_ROOT,
-            weight=12 // COURSE_SHARES,
+            weight=100 // COURSE_SHARES,
             shard=f"{index}/{COURSE_SHARES}",
         )
-    # Real kills, file size limits and two writers: processes that mostly wait, in shares.
+    # Real kills, file size limits and two writers: processes that mostly wait.
     for index in range(1, FAULT_SHARES + 1):
         yield Part(
-            f"tests faults {index}/{FAULT_SHARES}",
+            "tests faults" + (f" {index}/{FAULT_SHARES}" * (FAULT_SHARES > 1)),
             [*PYTEST, "tests/test_faults.py"],
             LAB_ROOT,
-            weight=28 // FAULT_SHARES,
+            weight=30 // FAULT_SHARES,
             shard=f"{index}/{FAULT_SHARES}",
         )
     # One kernel runs one notebook's cells in order, a kernel for each notebook; the notebooks
@@ -110,9 +118,9 @@ def parts() -> Iterator[Part]:
                 *(str(notebook.relative_to(LAB_ROOT)) for notebook in share),
             ],
             LAB_ROOT,
-            weight=int(sum(map(notebook_seconds, share))) // 3,
+            weight=int(1.5 * sum(map(notebook_seconds, share))),
         )
-    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=16)
+    yield Part("exercises", [sys.executable, "-m", "exercises", "verify"], LAB_ROOT, weight=90)
 
 
 @cache
@@ -187,6 +195,44 @@ def compile_steps() -> None:
     )
 
 
+def order(parts: list[Part]) -> list[Part]:
+    """The parts, longest first: by the wall seconds each took in the last whole run, where
+    there was one (a weight guesses from counts of files, and cannot tell that one share of
+    the production step's tests waits three times as long as another), else by weight.
+
+    Longest first, because the longest-waiting parts bound the run: started last, the
+    course-wide tests once ran alone for the last 15 s, on cores left half idle."""
+    seconds = last_seconds()
+
+    def length(part: Part) -> float:
+        known = seconds.get(part.name)
+        return float(known) if isinstance(known, int | float) else float(part.weight)
+
+    return sorted(parts, key=length, reverse=True)
+
+
+def last_seconds() -> dict[str, object]:
+    """What `remember` kept: nothing when there is no such file, or no sense in it."""
+    try:
+        seconds = json.loads(LAST_SECONDS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return seconds if isinstance(seconds, dict) else {}
+
+
+def remember(seconds: dict[str, float]) -> None:
+    """Keep the wall seconds of the parts that passed for the next run's order (one that
+    failed may have stopped early: its last good time stays). In .venv/, the lab's own
+    environment: never committed, made again with it. Written whole or not at all."""
+    partial = LAST_SECONDS.with_name(f"{LAST_SECONDS.name}.{os.getpid()}")
+    try:
+        kept = {**last_seconds(), **seconds}
+        partial.write_text(json.dumps(kept, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(partial, LAST_SECONDS)
+    except OSError:  # no .venv (the tool run alone): the next run guesses the order again
+        partial.unlink(missing_ok=True)
+
+
 def summary(output: str) -> str:
     """The runner's own closing line (pytest's "12 passed in 1.2s"), to show beside the verdict."""
     lines = [line.strip("= ") for line in output.strip().splitlines() if line.strip()]
@@ -215,15 +261,16 @@ def main() -> int:
     args = parser.parse_args()
     selected = [p for p in parts() if not args.only or any(o in p.name for o in args.only)]
 
-    failed, began, total_cpu = 0, time.perf_counter(), 0.0
+    failed, began, total_cpu, took_seconds = 0, time.perf_counter(), 0.0, {}
     compile_steps()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        longest_first = sorted(selected, key=lambda p: -p.weight)
-        started = {part.name: pool.submit(run, part) for part in longest_first}
+        started = {part.name: pool.submit(run, part) for part in order(selected)}
         for part, code, output, seconds, cpu in (started[p.name].result() for p in selected):
             # pytest's exit status 5 means it collected no tests: for a check, that is a failure.
             ok = code == 0
             failed += not ok
+            if ok:
+                took_seconds[part.name] = round(seconds, 1)
             total_cpu += cpu
             verdict = "ok  " if ok else "FAIL"
             print(f"{verdict} {part.name:44} {seconds:5.1f} s {cpu:5.1f} s cpu  {summary(output)}")
@@ -231,6 +278,8 @@ def main() -> int:
                 for line in output.strip().splitlines()[-TAIL_LINES:]:
                     print(f"     | {line}")
             sys.stdout.flush()
+    if not args.only:  # a part run alone, or a few, takes less than beside all the others
+        remember(took_seconds)
     took = f"{time.perf_counter() - began:.0f} s, {total_cpu:.0f} s cpu"
     print(f"check: {len(selected) - failed} passed, {failed} failed ({took})")
     return 1 if failed or not selected else 0
